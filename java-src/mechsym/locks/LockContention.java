@@ -1,0 +1,342 @@
+package mechsym.locks;
+
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.StampedLock;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
+
+import mechsym.common.Affinity;
+import mechsym.common.Args;
+import mechsym.common.CheckFailed;
+import mechsym.common.Csv;
+import mechsym.common.Kernels;
+
+/**
+ * Counter increments under a lock, 1..N contending threads.
+ *
+ * <p>The claim under test ("Java Lock Implementations", 2011-11-19, and
+ * "Biased Locking, OSR, and Benchmarking Fun", 2011-11-22, Martin Thompson):
+ * a JVM monitor ({@code synchronized}) with or without biased locking against
+ * a {@code ReentrantLock}, when N threads increment one shared counter inside
+ * the lock. The first post warmed up with one run as large as the measured
+ * one and concluded that biased locking costs ~10% uncontended; the second
+ * post warmed up with ten short runs and set
+ * {@code -XX:BiasedLockingStartupDelay=0}, and found biased locking 8-10x
+ * faster uncontended. Which JVM flags a run gets is the launcher's business;
+ * this kernel only chooses the lock and the warm-up policy.
+ *
+ * <p>Locks, by name ({@code --lock}):
+ * <ul>
+ *   <li>{@code monitor}: {@code synchronized} on one object allocated when the
+ *       class initialises, as the post's static {@code jvmLock}. Allocated early
+ *       on purpose: with {@code BiasedLockingStartupDelay > 0} it is created
+ *       before biasing is enabled and so is never biased, which is exactly the
+ *       first post's mistake.</li>
+ *   <li>{@code reentrant}: {@code java.util.concurrent.locks.ReentrantLock}
+ *       (non-fair), as the post's {@code jucLock}.</li>
+ *   <li>{@code atomic}: no lock, {@code AtomicLong.incrementAndGet}. Not in the
+ *       posts: today's lock-free baseline.</li>
+ *   <li>{@code stamped}: {@code StampedLock} write lock (JDK 8). Not in the posts.</li>
+ * </ul>
+ *
+ * <p>Warm-up ({@code --warmup}): {@code single} is the first post's one warm-up
+ * run of the full iteration count; {@code short} is the second post's ten runs
+ * of 100,000 iterations ({@code --warmup-iterations}). Warm-up runs are
+ * reported too, marked {@code warmup=true}.
+ *
+ * <p>Workers ({@code --workers}): {@code fresh} starts new threads for every
+ * run, as both posts did; {@code reused} keeps the same N threads for all runs
+ * (barriers between runs). Not in the posts, and it matters: on JDK 17 a
+ * monitor biased towards a thread that has died is revoked, not re-biased, when
+ * the next run's new thread takes it, so with fresh workers only the first run
+ * of a JVM ever sees a biased lock.
+ *
+ * <p>Changes from the posts' code, all deliberate: several measured runs per
+ * JVM ({@code --runs}); the clock starts when the barrier trips (all threads
+ * created, started and waiting) instead of before thread creation, so thread
+ * start-up is not in the timed region; the counter is checked to equal
+ * threads x (iterations / threads) after every run, and the kernel exits with
+ * code 3 and prints no number when it does not; optional per-thread pinning
+ * ({@code --pin=0,1}: thread i goes to CPU pin[i % n], through taskset on its
+ * own Linux thread id).
+ *
+ * <p>How to run and what you should see:
+ * <pre>
+ *   java -XX:+UseBiasedLocking -XX:BiasedLockingStartupDelay=0 -cp build/mechsym.jar \
+ *        mechsym.locks.LockContention --lock=monitor --threads=1 --iterations=100000000 --warmup=short
+ * </pre>
+ * prints CSV (iteration, warmup, metric, value, unit) with {@code throughput}
+ * in ops/s and {@code duration} in ns per run. On JDK 17, biased
+ * uncontended monitors should be several times faster than
+ * {@code -XX:-UseBiasedLocking}; at 2+ threads the monitor's throughput drops
+ * by an order of magnitude.
+ */
+public final class LockContention {
+    public static final List<String> LOCKS = List.of("monitor", "reentrant", "atomic", "stamped");
+    public static final List<String> WARMUPS = List.of("single", "short");
+    public static final List<String> WORKERS = List.of("fresh", "reused");
+
+    /** Allocated when the class initialises, as in the post (see class comment). */
+    private static final Object MONITOR = new Object();
+    private static final ReentrantLock REENTRANT = new ReentrantLock();
+    private static final StampedLock STAMPED = new StampedLock();
+    private static final AtomicLong ATOMIC = new AtomicLong();
+    private static long counter;
+
+    private LockContention() {
+    }
+
+    /** The kernel's defaults, for the Python bench (read through JPype). */
+    public static String[] defaults() {
+        return new String[] {"lock=monitor", "threads=1", "iterations=50000000", "warmup=short",
+                             "runs=1", "warmup-iterations=100000", "workers=fresh", "pin="};
+    }
+
+    public static String[] locks() {
+        return LOCKS.toArray(new String[0]);
+    }
+
+    public static String[] warmups() {
+        return WARMUPS.toArray(new String[0]);
+    }
+
+    public static void main(final String[] argv) {
+        Kernels.main("LockContention", argv, LockContention::run);
+    }
+
+    private static void run(final Args args) throws Exception {
+        final String lock = args.choice("lock", "monitor", LOCKS);
+        final int threads = args.intValue("threads", 1, 1, 4096);
+        final long iterations = args.longValue("iterations", 50_000_000L, 1, Long.MAX_VALUE / 2);
+        final String warmup = args.choice("warmup", "short", WARMUPS);
+        final int runs = args.intValue("runs", 1, 1, 1_000_000);
+        final long warmupIterations = args.longValue("warmup-iterations", 100_000L, 1, Long.MAX_VALUE / 2);
+        final String workers = args.choice("workers", "fresh", WORKERS);
+        final int[] pin = args.cpuList("pin");
+        args.finish();
+
+        final String biased = vmOption("UseBiasedLocking");
+        final String delay = vmOption("BiasedLockingStartupDelay");
+        final Csv csv = new Csv("pinning", "vm_biased_locking", "vm_biased_startup_delay_ms");
+        final List<String> extra = List.of(pin.length == 0 ? "none" : "thread", biased, delay);
+
+        final int warmupRuns = warmup.equals("single") ? 1 : 10;
+        final long warmupSize = warmup.equals("single") ? iterations : warmupIterations;
+        final long[] sizes = new long[warmupRuns + runs];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = i < warmupRuns ? warmupSize : iterations;
+        }
+        final long[] durations = new long[sizes.length];
+        if (workers.equals("fresh")) {
+            for (int i = 0; i < sizes.length; i++) {
+                durations[i] = measure(lock, threads, sizes[i], pin);
+            }
+        } else {
+            measureReused(lock, threads, sizes, pin, durations);
+        }
+        for (int i = 0; i < sizes.length; i++) {
+            emit(csv, extra, i, i < warmupRuns, threads, sizes[i], durations[i]);
+        }
+        csv.flush(System.out);
+    }
+
+    private static void emit(final Csv csv, final List<String> extra, final int iteration, final boolean warmup,
+                             final int threads, final long iterations, final long ns) {
+        final long ops = (iterations / threads) * threads;
+        csv.row(extra, iteration, warmup, "duration", ns, "ns");
+        csv.row(extra, iteration, warmup, "throughput", ops * 1e9 / ns, "ops/s");
+    }
+
+    /** A HotSpot option's value, or "absent" when this JVM has no such option. */
+    private static String vmOption(final String name) {
+        try {
+            return ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).getVMOption(name).getValue();
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            return "absent";
+        }
+    }
+
+    /**
+     * One run: {@code threads} threads each do {@code iterations / threads}
+     * increments of the shared counter under {@code lock}. Returns the
+     * nanoseconds from the barrier tripping to the last thread joined; throws
+     * {@link CheckFailed} when the counter is not exactly the expected total.
+     * Public so that the Python bench can call it in process through JPype.
+     */
+    public static long measure(final String lock, final int threads, final long iterations, final int[] pin)
+            throws InterruptedException {
+        if (!LOCKS.contains(lock)) {
+            throw new IllegalArgumentException("lock '" + lock + "': allowed values are " + String.join(", ", LOCKS));
+        }
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads " + threads + ": must be at least 1");
+        }
+        final long perThread = iterations / threads;
+        counter = 0L;
+        ATOMIC.set(0L);
+        final long[] start = new long[1];
+        final CyclicBarrier barrier = new CyclicBarrier(threads, () -> start[0] = System.nanoTime());
+        final Throwable[] failure = new Throwable[1];
+        final Thread[] workers = new Thread[threads];
+        for (int i = 0; i < threads; i++) {
+            final int cpu = pin.length == 0 ? -1 : pin[i % pin.length];
+            workers[i] = new Thread(() -> {
+                try {
+                    if (cpu >= 0) {
+                        Affinity.pinCurrentThread(cpu);
+                    }
+                    barrier.await();
+                } catch (InterruptedException | BrokenBarrierException | RuntimeException e) {
+                    synchronized (failure) {
+                        failure[0] = e;
+                    }
+                    barrier.reset();
+                    return;
+                }
+                increment(lock, perThread);
+            }, "lock-contention-" + i);
+        }
+        for (final Thread t : workers) {
+            t.start();
+        }
+        for (final Thread t : workers) {
+            t.join();
+        }
+        final long end = System.nanoTime();
+        if (failure[0] != null) {
+            if (failure[0] instanceof RuntimeException) {
+                throw (RuntimeException) failure[0];
+            }
+            throw new IllegalStateException("worker failed before the barrier", failure[0]);
+        }
+        final long expected = perThread * threads;
+        final long actual = lock.equals("atomic") ? ATOMIC.get() : counter;
+        CheckFailed.require(actual == expected,
+            "counter is " + actual + " after " + threads + " threads x " + perThread + " increments, expected " + expected);
+        return end - start[0];
+    }
+
+    /**
+     * All runs on the same {@code threads} workers: before each run the workers
+     * meet at a start barrier (its action starts the clock), after it at an end
+     * barrier (its action stops the clock, checks and resets the counter).
+     */
+    public static void measureReused(final String lock, final int threads, final long[] sizes, final int[] pin,
+                                     final long[] durations) throws InterruptedException {
+        final long[] start = new long[1];
+        final int[] run = new int[1];
+        final String[] checkFailure = new String[1];
+        final CyclicBarrier startBarrier = new CyclicBarrier(threads, () -> {
+            counter = 0L;
+            ATOMIC.set(0L);
+            start[0] = System.nanoTime();
+        });
+        final CyclicBarrier endBarrier = new CyclicBarrier(threads, () -> {
+            final long end = System.nanoTime();
+            final int r = run[0]++;
+            durations[r] = end - start[0];
+            final long expected = (sizes[r] / threads) * threads;
+            final long actual = lock.equals("atomic") ? ATOMIC.get() : counter;
+            if (actual != expected && checkFailure[0] == null) {
+                checkFailure[0] = "run " + r + ": counter is " + actual + " after " + threads + " threads x "
+                    + (sizes[r] / threads) + " increments, expected " + expected;
+            }
+        });
+        final Throwable[] failure = new Throwable[1];
+        final Thread[] workers = new Thread[threads];
+        for (int i = 0; i < threads; i++) {
+            final int cpu = pin.length == 0 ? -1 : pin[i % pin.length];
+            workers[i] = new Thread(() -> {
+                try {
+                    if (cpu >= 0) {
+                        Affinity.pinCurrentThread(cpu);
+                    }
+                    for (final long size : sizes) {
+                        startBarrier.await();
+                        increment(lock, size / threads);
+                        endBarrier.await();
+                    }
+                } catch (InterruptedException | BrokenBarrierException | RuntimeException e) {
+                    synchronized (failure) {
+                        if (failure[0] == null) {
+                            failure[0] = e;
+                        }
+                    }
+                    startBarrier.reset();
+                    endBarrier.reset();
+                }
+            }, "lock-contention-" + i);
+        }
+        for (final Thread t : workers) {
+            t.start();
+        }
+        for (final Thread t : workers) {
+            t.join();
+        }
+        if (failure[0] instanceof RuntimeException) {
+            throw (RuntimeException) failure[0];
+        } else if (failure[0] != null) {
+            throw new IllegalStateException("worker failed", failure[0]);
+        }
+        CheckFailed.require(checkFailure[0] == null, checkFailure[0]);
+    }
+
+    private static void increment(final String lock, final long n) {
+        switch (lock) {
+            case "monitor": monitorInc(n); break;
+            case "reentrant": reentrantInc(n); break;
+            case "atomic": atomicInc(n); break;
+            default: stampedInc(n); break;
+        }
+    }
+
+    /** Convenience for in-process callers: no pinning. */
+    public static long measure(final String lock, final int threads, final long iterations) throws InterruptedException {
+        return measure(lock, threads, iterations, new int[0]);
+    }
+
+    private static void monitorInc(final long n) {
+        long count = n;
+        while (0 != count--) {
+            synchronized (MONITOR) {
+                ++counter;
+            }
+        }
+    }
+
+    private static void reentrantInc(final long n) {
+        long count = n;
+        while (0 != count--) {
+            REENTRANT.lock();
+            try {
+                ++counter;
+            } finally {
+                REENTRANT.unlock();
+            }
+        }
+    }
+
+    private static void stampedInc(final long n) {
+        long count = n;
+        while (0 != count--) {
+            final long stamp = STAMPED.writeLock();
+            try {
+                ++counter;
+            } finally {
+                STAMPED.unlockWrite(stamp);
+            }
+        }
+    }
+
+    private static void atomicInc(final long n) {
+        long count = n;
+        while (0 != count--) {
+            ATOMIC.incrementAndGet();
+        }
+    }
+}

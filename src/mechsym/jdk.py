@@ -1,0 +1,171 @@
+"""JDK discovery and probes.
+
+Where JDKs are looked for, in order: MECHSYM_JDKS (extra JDK homes, separated
+by ':'), JAVA_HOME, the `java` on PATH, and every directory in /usr/lib/jvm.
+Each home is probed once (`java -XshowSettings:properties -version`) for its
+feature version and vendor; JVM flags are probed per JDK before a sweep so
+that a flag the JDK does not take is reported as "not available on JDK N".
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import MechsymError
+
+JVM_ROOTS = [Path("/usr/lib/jvm")]
+
+
+@dataclass(frozen=True)
+class Jdk:
+    home: Path
+    feature: int  # 17, 25, ...
+    version: str  # full java.version, e.g. 17.0.15
+    vendor: str
+    vm_name: str = ""
+    has_javac: bool = False
+
+    @property
+    def java(self) -> str:
+        return str(self.home / "bin" / "java")
+
+    @property
+    def label(self) -> str:
+        return f"jdk{self.feature}"
+
+    def as_dict(self) -> dict:
+        return {"home": str(self.home), "feature": self.feature, "version": self.version,
+                "vendor": self.vendor, "vm_name": self.vm_name}
+
+
+def _parse_properties(text: str) -> dict[str, str]:
+    props = {}
+    for line in text.splitlines():
+        m = re.match(r"\s+([\w.]+) = (.*)$", line)
+        if m:
+            props[m.group(1)] = m.group(2).strip()
+    return props
+
+
+@functools.lru_cache(maxsize=None)
+def probe(home: str | Path) -> Jdk:
+    """Probe one JDK home; MechsymError when it is not a JDK."""
+    home = Path(home).expanduser()
+    java = home / "bin" / "java"
+    if not java.is_file() or not os.access(java, os.X_OK):
+        raise MechsymError(f"JDK path {home}: no executable bin/java there; give the home directory of a JDK (one with bin/java)")
+    try:
+        r = subprocess.run([str(java), "-XshowSettings:properties", "-version"],
+                           capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise MechsymError(f"JDK path {home}: bin/java did not run ({e})") from e
+    props = _parse_properties(r.stderr)
+    spec = props.get("java.specification.version") or props.get("java.vm.specification.version")
+    if r.returncode != 0 or not spec:
+        first = (r.stderr.strip().splitlines() or ["no output"])[0]
+        raise MechsymError(f"JDK path {home}: bin/java -version failed: {first}")
+    feature = int(spec.split(".")[-1]) if spec.startswith("1.") else int(spec.split(".")[0])
+    return Jdk(home=home.resolve(), feature=feature, version=props.get("java.version", spec),
+               vendor=props.get("java.vendor", "unknown"), vm_name=props.get("java.vm.name", ""),
+               has_javac=(home / "bin" / "javac").exists())
+
+
+def _candidate_homes() -> list[Path]:
+    homes: list[Path] = []
+    extra = os.environ.get("MECHSYM_JDKS", "")
+    homes += [Path(p) for p in extra.split(":") if p]
+    if os.environ.get("JAVA_HOME"):
+        homes.append(Path(os.environ["JAVA_HOME"]))
+    java = shutil.which("java")
+    if java:
+        homes.append(Path(java).resolve().parent.parent)
+    for root in JVM_ROOTS:
+        if root.is_dir():
+            homes += sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink())
+    return homes
+
+
+@functools.lru_cache(maxsize=1)
+def discover() -> tuple[Jdk, ...]:
+    """Every distinct JDK found, one per feature version (the first found wins), sorted by version.
+
+    Homes listed in MECHSYM_JDKS must be JDKs: a bad one is an error, not skipped."""
+    for p in os.environ.get("MECHSYM_JDKS", "").split(":"):
+        if p:
+            probe(p)  # raises with a clear message
+    found: dict[int, Jdk] = {}
+    seen: set[Path] = set()
+    for home in _candidate_homes():
+        try:
+            real = home.resolve()
+        except OSError:
+            continue
+        if real in seen:
+            continue
+        seen.add(real)
+        try:
+            jdk = probe(str(real))
+        except MechsymError:
+            continue
+        found.setdefault(jdk.feature, jdk)
+    if not found:
+        raise MechsymError("no JDK found: install JDK 17 or set JAVA_HOME / MECHSYM_JDKS to a JDK home")
+    return tuple(sorted(found.values(), key=lambda j: j.feature))
+
+
+def select(spec: str | None = None) -> list[Jdk]:
+    """JDKs by a spec: None or 'all' = every JDK found; '17,25' = those feature versions; a path = that JDK."""
+    if spec in (None, "", "all"):
+        return list(discover())
+    out = []
+    for part in str(spec).split(","):
+        part = part.strip()
+        if part.isdigit():
+            match = [j for j in discover() if j.feature == int(part)]
+            if not match:
+                have = ", ".join(str(j.feature) for j in discover())
+                raise MechsymError(f"JDK {part}: not found on this machine (found: {have}); add its home to MECHSYM_JDKS")
+            out += match
+        else:
+            out.append(probe(part))
+    return out
+
+
+@dataclass
+class FlagProbe:
+    accepted: bool
+    reason: str = ""  # why not, in a few words
+    detail: str = field(default="", repr=False)
+
+
+_DEAD_FLAG = re.compile(r"(Unrecognized VM option|Ignoring option|support was removed|is obsolete|Could not create the Java Virtual Machine|Improperly specified VM option|must be enabled via -XX:\+UnlockExperimentalVMOptions|not supported)", re.I)
+
+
+@functools.lru_cache(maxsize=None)
+def probe_flags(java: str, flags: tuple[str, ...]) -> FlagProbe:
+    """Does this JVM take these flags and act on them?
+
+    A flag is not available when the JVM refuses to start with it, or starts
+    but says it ignores it (an obsolete flag such as -XX:+UseBiasedLocking on
+    JDK 18-22 only warns)."""
+    if not flags:
+        return FlagProbe(True)
+    try:
+        r = subprocess.run([java, *flags, "-version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return FlagProbe(False, f"probe failed: {e}")
+    m = _DEAD_FLAG.search(r.stderr)
+    if r.returncode != 0 or m:
+        line = next((ln for ln in r.stderr.splitlines() if _DEAD_FLAG.search(ln)), r.stderr.strip().splitlines()[0] if r.stderr.strip() else "")
+        return FlagProbe(False, line.strip() or f"exit code {r.returncode}", r.stderr)
+    return FlagProbe(True, "", r.stderr)
+
+
+def check_flags(jdk: Jdk, flags: list[str] | tuple[str, ...]) -> FlagProbe:
+    return probe_flags(jdk.java, tuple(flags))

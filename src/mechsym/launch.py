@@ -1,0 +1,137 @@
+"""Run one kernel in a fresh process: [taskset -c CPUS] <jdk>/bin/java <flags> -cp ... <Kernel> --k=v ...
+
+The kernel prints CSV (with a header) on stdout and diagnostics on stderr.
+The launcher never times anything itself: the numbers are the kernel's own.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from . import MechsymError, classpath, repo_root
+from .cpus import format_cpu_list, taskset_available
+from .jdk import Jdk
+
+REQUIRED_COLUMNS = ["iteration", "warmup", "metric", "value", "unit"]
+
+
+class KernelError(MechsymError):
+    """A kernel run that produced no usable numbers. `kind` is one of
+    bad-argument, check-failed, timeout, crashed, bad-output."""
+
+    def __init__(self, message: str, kind: str, command: list[str], stderr: str = ""):
+        super().__init__(message)
+        self.kind = kind
+        self.command = command
+        self.stderr = stderr
+
+
+@dataclass
+class Launch:
+    command: list[str]
+    pinned: str            # "taskset" | "none" | "taskset-missing"
+    cpus: list[int] = field(default_factory=list)
+
+    @property
+    def command_line(self) -> str:
+        return shlex.join(self.command)
+
+
+def java_command(jdk: Jdk, kernel: str, args: dict, flags: list[str] | tuple[str, ...] = (),
+                 cpus: list[int] | None = None) -> Launch:
+    cmd = [jdk.java, *flags, "-cp", classpath(), kernel] + [f"--{k}={v}" for k, v in args.items()]
+    return _with_taskset(cmd, cpus)
+
+
+def native_command(binary: str | Path, args: dict, cpus: list[int] | None = None) -> Launch:
+    path = Path(binary)
+    if not path.is_absolute():
+        path = repo_root() / "build" / "c" / path
+    if not path.exists():
+        raise MechsymError(f"C kernel {path.name}: not built ({path} missing); run `make` first")
+    cmd = [str(path)] + [f"--{k}={v}" for k, v in args.items()]
+    return _with_taskset(cmd, cpus)
+
+
+def _with_taskset(cmd: list[str], cpus: list[int] | None) -> Launch:
+    if not cpus:
+        return Launch(cmd, "none", [])
+    if not taskset_available():
+        return Launch(cmd, "taskset-missing", [])
+    ids = sorted(set(cpus))
+    return Launch(["taskset", "-c", format_cpu_list(ids), *cmd], "taskset", ids)
+
+
+def run(launch: Launch, timeout: float = 600.0, env: dict | None = None) -> pd.DataFrame:
+    """Run a kernel; return its CSV rows. KernelError (with the kernel's stderr) when it fails."""
+    cmd = launch.command
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, **(env or {})}, start_new_session=True)
+    except OSError as e:
+        raise KernelError(f"cannot start {cmd[0]}: {e}", "crashed", cmd) from e
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        out, err = proc.communicate()
+        raise KernelError(f"{_name(cmd)}: killed after its timeout of {timeout:g} s", "timeout", cmd, err)
+    except KeyboardInterrupt:
+        _kill(proc)
+        proc.communicate()
+        raise
+    last = _last_line(err)
+    if proc.returncode == 2:
+        raise KernelError(f"{_name(cmd)}: {last}", "bad-argument", cmd, err)
+    if proc.returncode == 3:
+        raise KernelError(f"{_name(cmd)}: {last}", "check-failed", cmd, err)
+    if proc.returncode != 0:
+        raise KernelError(f"{_name(cmd)} exited with code {proc.returncode}: {last}", "crashed", cmd, err)
+    return parse_csv(out, cmd, err)
+
+
+def parse_csv(out: str, cmd: list[str] | None = None, err: str = "") -> pd.DataFrame:
+    cmd = cmd or ["kernel"]
+    if not out.strip():
+        raise KernelError(f"{_name(cmd)}: printed no CSV on stdout", "bad-output", cmd, err)
+    try:
+        df = pd.read_csv(io.StringIO(out))
+    except Exception as e:  # pandas raises several types
+        raise KernelError(f"{_name(cmd)}: stdout is not CSV ({e})", "bad-output", cmd, err) from e
+    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+    if missing:
+        raise KernelError(f"{_name(cmd)}: CSV lacks columns {', '.join(missing)}", "bad-output", cmd, err)
+    if df.empty:
+        raise KernelError(f"{_name(cmd)}: CSV has a header but no rows", "bad-output", cmd, err)
+    df["warmup"] = df["warmup"].astype(str).str.lower().isin(["true", "1"])
+    df["value"] = pd.to_numeric(df["value"], errors="raise")
+    return df
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+    time.sleep(0.05)
+
+
+def _name(cmd: list[str]) -> str:
+    for part in reversed(cmd):
+        if part.startswith("mechsym.") or "/build/c/" in part:
+            return part.rsplit("/", 1)[-1].rsplit(".", 1)[-1]
+    return Path(cmd[0]).name
+
+
+def _last_line(err: str) -> str:
+    lines = [ln for ln in err.strip().splitlines() if ln.strip() and "warning:" not in ln.lower()]
+    return lines[-1].strip() if lines else "(no message on stderr)"

@@ -1,0 +1,206 @@
+"""Run an experiment's sweep: cells x forks, one fresh process per fork.
+
+An experiment module (src/mechsym/experiments/<name>.py) lists its cells for a
+preset; this module probes the JVM flags of every cell, runs the forks one
+after another (never two measurements at once) under a tqdm progress bar,
+tags every row with the cell's parameters, and stores the run. A cell whose
+flags the JDK does not take is stored as one row with status "unavailable"
+and the reason ("not available on JDK 25: ..."), never as an error or a zero.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+
+from . import MechsymError, store
+from .cpus import Topology, read_topology, taskset_available
+from .jdk import Jdk, check_flags, select
+from .launch import KernelError, Launch, java_command, native_command, run
+
+PRESETS = ("smoke", "standard", "full")
+LOCK_FILE = Path(os.environ.get("MECHSYM_BENCH_LOCK", "/tmp/mechsym-bench.lock"))
+
+
+@dataclass
+class Cell:
+    """One point of a sweep: a kernel with its arguments, flags, JDK and CPUs.
+
+    kernel is a Java class name ("mechsym.locks.LockContention") or "c:<binary>"
+    for a C kernel built into build/c/. params are the kernel's --k=v arguments;
+    labels are extra columns for the results (variant names, placements...)."""
+    variant: str
+    kernel: str
+    params: dict = field(default_factory=dict)
+    labels: dict = field(default_factory=dict)
+    flags: tuple[str, ...] = ()
+    jdk: Jdk | None = None
+    cpus: list[int] | None = None     # taskset -c; None or [] = unpinned
+    forks: int = 3
+    timeout: float = 300.0
+    unavailable: str | None = None    # reason, when the machine lacks what the cell needs
+
+    def launch(self) -> Launch:
+        if self.kernel.startswith("c:"):
+            return native_command(self.kernel[2:], self.params, self.cpus)
+        if self.jdk is None:
+            raise MechsymError(f"cell {self.variant}: a Java kernel needs a JDK")
+        return java_command(self.jdk, self.kernel, self.params, self.flags, self.cpus)
+
+    def columns(self) -> dict:
+        cols = {"variant": self.variant, **{k: v for k, v in self.params.items()}, **self.labels}
+        if self.kernel.startswith("c:"):
+            cols.update(jdk="c", jdk_version="gcc", flags="")
+        else:
+            cols.update(jdk=self.jdk.feature if self.jdk else "", jdk_version=self.jdk.version if self.jdk else "",
+                        flags=" ".join(self.flags))
+        cols["cpus"] = ",".join(map(str, sorted(set(self.cpus)))) if self.cpus else "all"
+        return cols
+
+
+@contextlib.contextmanager
+def bench_lock(wait_message: Callable[[str], None] = lambda m: print(m, file=sys.stderr)):
+    """One measurement at a time on this machine (an exclusive flock)."""
+    LOCK_FILE.parent.mkdir(parents=True, exist_ok=True)
+    with open(LOCK_FILE, "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            wait_message(f"waiting for another measurement on this machine to finish ({LOCK_FILE})")
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def check_preset(preset: str) -> None:
+    if preset not in PRESETS:
+        raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)} (and 'stored' in notebooks)")
+
+
+def plan(module, preset: str, jdks: list[Jdk] | None = None, topo: Topology | None = None) -> list[Cell]:
+    """The cells of a sweep, with unavailable flags and placements already marked."""
+    check_preset(preset)
+    topo = topo or read_topology()
+    jdks = jdks if jdks is not None else select(None)
+    cells = module.cells(preset, topo, jdks)
+    for c in cells:
+        if c.unavailable or c.kernel.startswith("c:") or c.jdk is None:
+            continue
+        probe = check_flags(c.jdk, c.flags)
+        if not probe.accepted:
+            c.unavailable = f"not available on JDK {c.jdk.feature}: {probe.reason}"
+    return cells
+
+
+def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool = True,
+            store_results: bool = True, results_root: Path | None = None, lock: bool | None = None) -> dict:
+    """Run a sweep and store it. Returns the run's metadata (with 'rows' and 'json' keys).
+
+    Ctrl-C stores what completed as an 'interrupted' run (which the notebooks
+    ignore) and re-raises; earlier runs are never touched."""
+    from tqdm.auto import tqdm
+
+    topo = read_topology()
+    cells = plan(module, preset, jdks, topo)
+    name = module.NAME
+    meta = {
+        "experiment": name,
+        "preset": preset,
+        "run_id": store.new_run_id(preset),
+        "machine": store.machine_info(topo),
+        "jdks": [j.as_dict() for j in sorted({c.jdk for c in cells if c.jdk}, key=lambda j: j.feature)],
+        "git_commit": store.git_commit(),
+        "taskset": "available" if taskset_available() else "missing: every cell ran unpinned",
+        "start": store.now_utc(),
+        "status": "running",
+        "commands": [],
+        "failures": [],
+        "unavailable": [],
+    }
+    frames: list[pd.DataFrame] = []
+    total = sum(c.forks for c in cells if not c.unavailable)
+    lock = preset != "smoke" if lock is None else lock
+    ctx = bench_lock() if lock else contextlib.nullcontext()
+    started = time.monotonic()
+    try:
+        with ctx, tqdm(total=total, desc=f"{name} [{preset}]", unit="fork", disable=not progress,
+                       file=sys.stderr, dynamic_ncols=True) as bar:
+            for cell in cells:
+                cols = cell.columns()
+                if cell.unavailable:
+                    meta["unavailable"].append({**cols, "reason": cell.unavailable})
+                    frames.append(pd.DataFrame([{"experiment": name, **cols, "fork": -1, "iteration": -1, "warmup": False,
+                                                 "metric": "", "value": float("nan"), "unit": "",
+                                                 "status": "unavailable", "note": cell.unavailable}]))
+                    continue
+                for fork in range(cell.forks):
+                    bar.set_postfix_str(f"{cell.variant} {_short(cell)} fork {fork + 1}/{cell.forks}", refresh=False)
+                    launch = cell.launch()
+                    meta["commands"].append(launch.command_line)
+                    try:
+                        df = run(launch, timeout=cell.timeout)
+                    except KernelError as e:
+                        if e.kind == "bad-argument":
+                            raise
+                        meta["failures"].append({**cols, "fork": fork, "kind": e.kind, "message": str(e),
+                                                 "stderr_tail": e.stderr[-2000:]})
+                        bar.write(f"  {cell.variant} fork {fork}: {e}", file=sys.stderr)
+                        bar.update(1)
+                        continue
+                    for k, v in reversed(list(cols.items())):
+                        if k not in df.columns:
+                            df.insert(0, k, v)
+                    df.insert(0, "experiment", name)
+                    df["fork"] = fork
+                    df["taskset"] = launch.pinned
+                    df["status"] = "ok"
+                    df["note"] = ""
+                    frames.append(df)
+                    bar.update(1)
+        meta["status"] = "complete"
+    except KeyboardInterrupt:
+        meta["status"] = "interrupted"
+        meta["end"] = store.now_utc()
+        if store_results and any((f["status"] == "ok").any() for f in frames):
+            path = store.save(name, _tidy(frames), meta, root=results_root)
+            print(f"interrupted: kept what finished as {path.name} (status interrupted, not shown by default); "
+                  f"earlier runs untouched", file=sys.stderr)
+        else:
+            print("interrupted: nothing stored; earlier runs untouched", file=sys.stderr)
+        raise
+    meta["end"] = store.now_utc()
+    meta["seconds"] = round(time.monotonic() - started, 1)
+    rows = _tidy(frames)
+    meta["rows"] = len(rows)
+    if store_results:
+        if not (rows["status"] == "ok").any():
+            raise MechsymError(f"{name}: every fork failed; nothing stored (first failure: "
+                               f"{meta['failures'][0]['message'] if meta['failures'] else 'none'})")
+        meta["json"] = str(store.save(name, rows, meta, root=results_root))
+    meta["frame"] = rows
+    return meta
+
+
+def _short(cell: Cell) -> str:
+    bits = [f"{k}={v}" for k, v in cell.params.items() if k in ("threads", "lock", "placement", "method")]
+    if cell.jdk:
+        bits.append(f"jdk{cell.jdk.feature}")
+    return " ".join(bits)
+
+
+def _tidy(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    df = pd.concat(frames, ignore_index=True, sort=False)
+    front = ["experiment", "variant"]
+    back = ["fork", "iteration", "warmup", "metric", "value", "unit", "status", "note"]
+    middle = [c for c in df.columns if c not in front + back]
+    return df[[c for c in front + middle + back if c in df.columns]]
