@@ -56,7 +56,7 @@ class Cell:
         return java_command(self.jdk, self.kernel, self.params, self.flags, self.cpus)
 
     def columns(self) -> dict:
-        cols = {"variant": self.variant, **{k: v for k, v in self.params.items()}, **self.labels}
+        cols = {"variant": self.variant, **{k.replace("-", "_"): v for k, v in self.params.items()}, **self.labels}
         if self.kernel.startswith("c:"):
             cols.update(jdk="c", jdk_version="gcc", flags="")
         else:

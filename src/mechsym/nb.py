@@ -1,0 +1,94 @@
+"""What a notebook cell calls: results for PRESET/MACHINE, the machine, the environment."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from . import MechsymError, experiments, store
+from .jdk import discover
+from .cpus import read_topology
+
+NOTEBOOK_PRESETS = ("stored", "smoke", "standard", "full")
+
+
+def check(preset: str, machine: str | None = None) -> None:
+    if preset not in NOTEBOOK_PRESETS:
+        raise MechsymError(f"PRESET '{preset}': allowed values are {', '.join(NOTEBOOK_PRESETS)}")
+    if machine not in (None, "", "all") and machine not in store.machines():
+        have = ", ".join(store.machines()) or "none"
+        raise MechsymError(f"MACHINE '{machine}': no stored results for it (stored: {have}, or 'all', or None for this machine)")
+
+
+def results(experiment: str, preset: str = "stored", machine: str | None = None, progress: bool = True) -> pd.DataFrame:
+    """The rows a notebook renders.
+
+    PRESET "stored" reads data/results (MACHINE: None = this machine, else the
+    newest stored; an id; or "all"); any other preset runs the sweep on this
+    machine now (with a progress bar), stores it, and returns its rows."""
+    from . import sweep
+
+    check(preset, machine)
+    module = experiments.get(experiment)
+    if preset == "stored":
+        df = store.load(experiment, machine)
+        if df.empty:
+            raise MechsymError(f"{experiment}: no stored results for machine {machine or store.machine_id()}; "
+                               f"run `mechsym run {experiment} --preset standard` or set PRESET = \"smoke\"")
+        return df
+    meta = sweep.execute(module, preset, progress=progress)
+    df = meta["frame"].copy()
+    df.insert(0, "run_id", meta["run_id"])
+    df["machine"] = meta["machine"]["machine_id"]
+    return df
+
+
+def run_metadata(df: pd.DataFrame, experiment: str) -> list[dict]:
+    """The stored JSON metadata of the runs behind these rows."""
+    ids = set(df["run_id"].unique()) if "run_id" in df else set()
+    return [m for m in store.runs(experiment, "all", include_incomplete=True) if m["run_id"] in ids]
+
+
+def machine_table(df: pd.DataFrame | None = None, experiment: str | None = None) -> pd.DataFrame:
+    """Machine and JDKs of the results shown (from their metadata), or of this machine when nothing is stored."""
+    rows = []
+    metas = run_metadata(df, experiment) if df is not None and experiment else []
+    if metas:
+        for m in metas:
+            mi = m.get("machine", {})
+            rows.append({
+                "machine": mi.get("machine_id"), "CPU": mi.get("cpu_model"),
+                "logical CPUs": mi.get("logical_cpus"), "physical cores": mi.get("physical_cores"),
+                "sockets": mi.get("sockets"), "SMT": mi.get("smt"), "kernel": mi.get("kernel"),
+                "JDKs": "; ".join(f"{j['feature']}: {j['vendor']} {j['version']}" for j in m.get("jdks", [])),
+                "preset": m.get("preset"), "run": m.get("run_id"), "started": m.get("start"),
+                "minutes": round(m.get("seconds", 0) / 60, 1) if m.get("seconds") else None,
+                "taskset": m.get("taskset"), "git commit": str(m.get("git_commit", ""))[:12],
+            })
+    else:
+        info = store.machine_info()
+        rows.append({"machine": info["machine_id"], "CPU": info["cpu_model"], "logical CPUs": info["logical_cpus"],
+                     "physical cores": info["physical_cores"], "sockets": info["sockets"], "SMT": info["smt"],
+                     "kernel": info["kernel"],
+                     "JDKs": "; ".join(f"{j.feature}: {j.vendor} {j.version}" for j in discover())})
+    return pd.DataFrame(rows).T.rename(columns=lambda i: "" if len(rows) == 1 else i)
+
+
+def this_machine() -> pd.DataFrame:
+    topo = read_topology()
+    info = store.machine_info(topo)
+    rows = [("machine id", info["machine_id"]), ("CPU", info["cpu_model"]),
+            ("logical CPUs", info["logical_cpus"]), ("physical cores", info["physical_cores"]),
+            ("sockets", info["sockets"]), ("SMT", "yes" if info["smt"] else "no"),
+            ("memory", f"{info['memory_bytes'] / 2**30:.0f} GiB"), ("kernel", info["kernel"])]
+    for j in discover():
+        rows.append((f"JDK {j.feature}", f"{j.vendor} {j.version} ({j.home})"))
+    return pd.DataFrame(rows, columns=["", "value"]).set_index("")
+
+
+def unavailable(df: pd.DataFrame) -> pd.DataFrame:
+    """The cells that could not run here, with the reason."""
+    if "status" not in df:
+        return pd.DataFrame()
+    u = df[df["status"] == "unavailable"]
+    cols = [c for c in ("variant", "jdk", "threads", "warmup_policy", "workers", "coarsening", "note") if c in u]
+    return u[cols].drop_duplicates().reset_index(drop=True)
