@@ -16,6 +16,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("experiment")
     r.add_argument("--preset", default="standard", help="smoke | standard | full (default: standard)")
     r.add_argument("--jdk", default=None, help="JDK feature versions (17,25), a JDK home, or 'all' (default)")
+    r.add_argument("--threads", default=None, help="thread counts to run instead of the preset's, e.g. 1,2,4")
+    r.add_argument("--cpus", default=None, help="run every fork under taskset -c CPUS (ids this machine has)")
+    r.add_argument("--jvm-flags", default="", help="extra JVM flags for every Java fork, e.g. '-XX:+UseParallelGC'")
+    r.add_argument("--timeout", type=float, default=None, help="seconds before a fork is killed (default: the preset's)")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.add_argument("--dry-run", action="store_true", help="print the cells and commands, run nothing")
     s = sub.add_parser("show", help="summary of the stored results of an experiment")
@@ -61,16 +65,18 @@ def _dispatch(args) -> int:
         module = experiments.get(args.experiment)
         sweep.check_preset(args.preset)
         jdks = select(args.jdk)
+        overrides = dict(threads=args.threads, cpus=args.cpus, jvm_flags=tuple(args.jvm_flags.split()),
+                         timeout=args.timeout)
         if hasattr(module, "run"):
-            meta = module.run(args.preset, jdks=jdks, progress=not args.no_progress, dry_run=args.dry_run)
+            meta = module.run(args.preset, jdks=jdks, progress=not args.no_progress, dry_run=args.dry_run, **overrides)
             if args.dry_run:
                 return 0
         elif args.dry_run:
-            for c in sweep.plan(module, args.preset, jdks):
+            for c in sweep.plan(module, args.preset, jdks, **overrides):
                 print(f"{c.variant:24s} {'SKIP ' + c.unavailable if c.unavailable else c.launch().command_line}")
             return 0
         else:
-            meta = sweep.execute(module, args.preset, jdks=jdks, progress=not args.no_progress)
+            meta = sweep.execute(module, args.preset, jdks=jdks, progress=not args.no_progress, **overrides)
         print(f"stored {meta.get('rows')} rows in {meta.get('json')} ({meta.get('seconds')} s)")
         if meta.get("unavailable"):
             print(f"{len(meta['unavailable'])} cells not available here (stored with the reason)")

@@ -118,7 +118,8 @@ def save(experiment: str, rows: pd.DataFrame, meta: dict, machine: str | None = 
     rows = rows.copy()
     rows.insert(0, "run_id", run_id)
     _atomic_write(csv_path, rows.to_csv(index=False))
-    meta = {**meta, "run_id": run_id, "experiment": experiment, "rows": int(len(rows))}
+    meta = {**meta, "run_id": run_id, "experiment": experiment, "rows": int(len(rows)),
+            "saved_at": datetime.now(timezone.utc).isoformat()}
     _atomic_write(json_path, json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
     return json_path
 
@@ -170,7 +171,7 @@ def runs(experiment: str, machine: str | None = None, root: Path | None = None,
             meta["_csv"] = str(j.with_suffix(".csv"))
             meta["_machine"] = m
             out.append(meta)
-    return out
+    return sorted(out, key=lambda x: (x.get("saved_at", ""), x["run_id"]))
 
 
 def load(experiment: str, machine: str | None = None, root: Path | None = None,

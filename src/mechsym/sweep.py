@@ -15,7 +15,7 @@ import fcntl
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -87,12 +87,75 @@ def check_preset(preset: str) -> None:
         raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)} (and 'stored' in notebooks)")
 
 
-def plan(module, preset: str, jdks: list[Jdk] | None = None, topo: Topology | None = None) -> list[Cell]:
-    """The cells of a sweep, with unavailable flags and placements already marked."""
+def parse_threads(spec) -> list[int]:
+    """'1,2,4' or [1, 2, 4] -> [1, 2, 4]; MechsymError unless every value is a whole number >= 1."""
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    out = []
+    for item in items:
+        text = str(item).strip()
+        if not text.isdigit() or int(text) < 1:
+            raise MechsymError(f"threads '{text}': must be a whole number >= 1 (e.g. --threads 1,2,4)")
+        out.append(int(text))
+    if not out:
+        raise MechsymError("threads: give at least one thread count (e.g. --threads 1,2,4)")
+    return out
+
+
+def parse_cpus(spec, topo: Topology) -> list[int]:
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    ids = []
+    for item in items:
+        text = str(item).strip()
+        if not text.isdigit():
+            raise MechsymError(f"CPU id '{text}': must be a whole number; this machine has CPUs {','.join(map(str, topo.ids))}")
+        ids.append(int(text))
+    topo.check_ids(ids)
+    return ids
+
+
+def plan(module, preset: str, jdks: list[Jdk] | None = None, topo: Topology | None = None,
+         threads=None, cpus=None, jvm_flags=(), timeout: float | None = None) -> list[Cell]:
+    """The cells of a sweep, with unavailable flags and placements already marked.
+
+    Overrides (from the command line): threads replaces the thread counts of
+    cells that have a `threads` parameter; cpus runs every cell under
+    `taskset -c CPUS`; jvm_flags are added to every Java cell (each JDK must
+    take them); timeout replaces every cell's timeout (seconds)."""
     check_preset(preset)
     topo = topo or read_topology()
     jdks = jdks if jdks is not None else select(None)
     cells = module.cells(preset, topo, jdks)
+    if threads is not None:
+        counts = parse_threads(threads)
+        if not any("threads" in c.params for c in cells):
+            raise MechsymError(f"threads: experiment {module.NAME} has no thread-count parameter")
+        seen, new = set(), []
+        for c in cells:
+            if "threads" not in c.params:
+                new.append(c)
+                continue
+            for t in counts:
+                params = {**c.params, "threads": t}
+                key = (c.variant, c.kernel, tuple(sorted(map(str, params.items()))), tuple(sorted(map(str, c.labels.items()))),
+                       c.flags, c.jdk)
+                if key not in seen:
+                    seen.add(key)
+                    new.append(replace(c, params=params))
+        cells = new
+    if cpus is not None:
+        ids = parse_cpus(cpus, topo)
+        cells = [replace(c, cpus=ids) for c in cells]
+    if jvm_flags:
+        flags = tuple(jvm_flags)
+        for jdk in {c.jdk for c in cells if c.jdk}:
+            probe = check_flags(jdk, flags)
+            if not probe.accepted:
+                raise MechsymError(f"JVM flags '{' '.join(flags)}': JDK {jdk.feature} ({jdk.home}) rejects them: {probe.reason}")
+        cells = [replace(c, flags=c.flags + flags) if c.jdk else c for c in cells]
+    if timeout is not None:
+        if not timeout > 0:
+            raise MechsymError(f"timeout '{timeout}': must be a number of seconds > 0")
+        cells = [replace(c, timeout=float(timeout)) for c in cells]
     for c in cells:
         if c.unavailable or c.kernel.startswith("c:") or c.jdk is None:
             continue
@@ -103,7 +166,8 @@ def plan(module, preset: str, jdks: list[Jdk] | None = None, topo: Topology | No
 
 
 def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool = True,
-            store_results: bool = True, results_root: Path | None = None, lock: bool | None = None) -> dict:
+            store_results: bool = True, results_root: Path | None = None, lock: bool | None = None,
+            **overrides) -> dict:
     """Run a sweep and store it. Returns the run's metadata (with 'rows' and 'json' keys).
 
     Ctrl-C stores what completed as an 'interrupted' run (which the notebooks
@@ -111,7 +175,7 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
     from tqdm.auto import tqdm
 
     topo = read_topology()
-    cells = plan(module, preset, jdks, topo)
+    cells = plan(module, preset, jdks, topo, **overrides)
     name = module.NAME
     meta = {
         "experiment": name,
@@ -121,6 +185,7 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
         "jdks": [j.as_dict() for j in sorted({c.jdk for c in cells if c.jdk}, key=lambda j: j.feature)],
         "git_commit": store.git_commit(),
         "taskset": "available" if taskset_available() else "missing: every cell ran unpinned",
+        "overrides": {k: v for k, v in overrides.items() if v not in (None, (), [])},
         "start": store.now_utc(),
         "status": "running",
         "commands": [],

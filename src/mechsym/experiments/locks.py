@@ -279,8 +279,8 @@ CLAIMS = [
     Claim("locks.biased-4-5-cycles", POST2, "02-biased-locking",
           "Biased locking when un-contended, and not revoked, only adds 4-5 cycles of cost.",
           "4-5 cycles",
-          "ns per increment of the biased lock (same thread, no coarsening) minus ns per AtomicLong-free plain loop is not "
-          "measured; we bound it: cycles per (lock + increment + unlock) at this CPU's clock; holds if at most 5 cycles."),
+          "ns per lock + increment + unlock of the biased lock (same thread, no coarsening), in cycles at this CPU's "
+          "nominal clock: an upper bound on what the bias itself adds; holds if at most 5 cycles."),
     Claim("locks.startup-delay-matters", POST2, "02-biased-locking",
           "-XX:BiasedLockingStartupDelay=0 needs to be set for lean applications and micro-benchmarks.",
           "4 s default delay hid biasing in the first post",
@@ -430,3 +430,7 @@ def verdicts(df: pd.DataFrame) -> list[Verdict]:
             out.append(judge(c, holds, f"JDK {j}: ReentrantLock / {thin_name} = " + ", ".join(f"{t}t {r:.2f}x" for t, r in ratios.items()),
                              then_value=10217186 / 18519295, now_value=ratios[2], machine=machine))
     return out
+
+
+def notebook_verdicts(df: pd.DataFrame, notebook: str) -> list[Verdict]:
+    return [v for v in verdicts(df) if v.claim.notebook == notebook]

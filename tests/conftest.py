@@ -1,0 +1,48 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+VENV_BIN = Path(sys.executable).parent
+ARTIFACTS = ROOT / "tests" / "artifacts"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _built():
+    from mechsym import jar_path
+
+    if not jar_path().exists():
+        pytest.exit(f"{jar_path()} missing: run `make` first", returncode=2)
+
+
+@pytest.fixture
+def results_dir(tmp_path, monkeypatch):
+    """A private results store: tests never touch data/results."""
+    d = tmp_path / "results"
+    d.mkdir()
+    monkeypatch.setenv("MECHSYM_RESULTS", str(d))
+    monkeypatch.setenv("MECHSYM_BENCH_LOCK", str(tmp_path / "bench.lock"))
+    return d
+
+
+@pytest.fixture(scope="session")
+def artifacts():
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+def mechsym(*args, env=None, timeout=300, **kw):
+    """Run the `mechsym` CLI in a subprocess; returns CompletedProcess."""
+    return subprocess.run([str(VENV_BIN / "mechsym"), *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})}, **kw)
+
+
+def java_kernel(kernel, *args, jdk=None, flags=(), timeout=120):
+    from mechsym import classpath
+    from mechsym.jdk import discover
+
+    java = (jdk or discover()[0]).java
+    return subprocess.run([java, *flags, "-cp", classpath(), kernel, *args], capture_output=True, text=True, timeout=timeout)

@@ -1,0 +1,139 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import VENV_BIN, mechsym
+
+
+def one_line_error(r, text):
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert text in lines[0], lines[0]
+
+
+def stored_files(root: Path):
+    return {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.fixture
+def seeded(results_dir):
+    """A results store with one earlier run in it."""
+    r = mechsym("run", "locks", "--preset", "smoke", "--threads", "1", "--jdk", "17", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    return results_dir, stored_files(results_dir)
+
+
+def test_list():
+    r = mechsym("list")
+    assert r.returncode == 0 and "locks" in r.stdout and "01-lock-implementations" in r.stdout
+
+
+@pytest.mark.parametrize("args, text", [
+    (["run", "nope"], "experiment 'nope': unknown (known experiments:"),
+    (["run", "locks", "--preset", "huge"], "preset 'huge': allowed presets are smoke, standard, full"),
+    (["run", "locks", "--preset", "smoke", "--threads", "0"], "threads '0': must be a whole number >= 1"),
+    (["run", "locks", "--preset", "smoke", "--threads", "many"], "threads 'many': must be a whole number >= 1"),
+    (["run", "locks", "--preset", "smoke", "--cpus", "999"], "CPU ids 999: this machine has CPUs"),
+    (["run", "locks", "--preset", "smoke", "--jdk", "/tmp"], "JDK path /tmp: no executable bin/java"),
+    (["run", "locks", "--preset", "smoke", "--jvm-flags", "-XX:+NoSuchFlag"], "rejects them: Unrecognized VM option 'NoSuchFlag'"),
+    (["run", "locks", "--preset", "smoke", "--timeout", "0"], "timeout '0.0': must be a number of seconds > 0"),
+    (["show", "nope"], "experiment 'nope': unknown"),
+])
+def test_bad_input_leaves_results_untouched(seeded, args, text):
+    root, before = seeded
+    r = mechsym(*args)
+    one_line_error(r, text)
+    assert stored_files(root) == before
+
+
+def test_run_stores_a_run_with_metadata(seeded):
+    root, _ = seeded
+    metas = [json.loads(p.read_text()) for p in root.rglob("*.json")]
+    assert len(metas) == 1
+    m = metas[0]
+    for key in ("machine", "jdks", "git_commit", "start", "end", "commands", "preset", "taskset"):
+        assert key in m
+    assert m["machine"]["logical_cpus"] >= 1 and m["status"] == "complete"
+    assert all("mechsym.locks.LockContention" in c for c in m["commands"])
+    r = mechsym("show", "locks")
+    assert r.returncode == 0 and "throughput" in r.stdout
+
+
+def test_unavailable_cells_are_named_not_zero(results_dir):
+    later = [p for p in Path("/usr/lib/jvm").glob("*25*")]
+    r = mechsym("run", "locks", "--preset", "smoke", "--threads", "1", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    from mechsym import store
+
+    df = store.load("locks")
+    from mechsym.jdk import discover
+
+    if any(j.feature >= 18 for j in discover()):
+        u = df[df["status"] == "unavailable"]
+        assert len(u) and u["note"].str.startswith("not available on JDK").all()
+        assert u["value"].isna().all()
+    assert (df[df["status"] == "ok"]["value"] > 0).all()
+
+
+def test_taskset_missing_runs_unpinned_and_says_so(results_dir):
+    r = mechsym("run", "locks", "--preset", "smoke", "--threads", "1", "--jdk", "17", "--cpus", "0", "--no-progress",
+                env={"MECHSYM_NO_TASKSET": "1"})
+    assert r.returncode == 0, r.stderr
+    meta = json.loads(next(results_dir.rglob("*.json")).read_text())
+    assert meta["taskset"].startswith("missing")
+    from mechsym import store
+
+    assert set(store.load("locks")["taskset"].dropna()) == {"taskset-missing"}
+
+
+def test_taskset_pins_when_present(results_dir):
+    r = mechsym("run", "locks", "--preset", "smoke", "--threads", "1", "--jdk", "17", "--cpus", "0", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    meta = json.loads(next(results_dir.rglob("*.json")).read_text())
+    assert all(c.startswith("taskset -c 0 ") for c in meta["commands"])
+
+
+def test_kernel_timeout_is_reported_and_not_stored(results_dir):
+    r = mechsym("run", "locks", "--preset", "smoke", "--threads", "1", "--jdk", "17", "--timeout", "0.05", "--no-progress")
+    assert r.returncode != 0
+    assert "killed after its timeout of 0.05 s" in r.stderr
+    assert not [p for p in results_dir.rglob("*.json")]
+
+
+def test_corrupt_results_file_is_named(seeded):
+    root, _ = seeded
+    csv = next(root.rglob("*.csv"))
+    csv.write_text("garbage,\n\"unterminated\n")
+    r = mechsym("show", "locks")
+    one_line_error(r, f"corrupt results file {csv}")
+
+
+def test_ctrl_c_keeps_earlier_results(seeded):
+    root, before = seeded
+    p = subprocess.Popen([str(VENV_BIN / "mechsym"), "run", "locks", "--preset", "smoke", "--no-progress"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    time.sleep(4)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert "interrupted" in err
+    after = stored_files(root)
+    assert all(after[k] == v for k, v in before.items())
+    from mechsym import store
+
+    # the earlier complete run is still the one shown
+    assert len(store.runs("locks")) == 1
+    assert set(store.load("locks")["run_id"]) == {next(root.rglob("*.json")).stem} or len(store.runs("locks", include_incomplete=True)) == 2
+
+
+def test_verdicts_command(seeded):
+    r = mechsym("verdicts", "locks", "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    assert "locks.biased-huge-benefit" in r.stdout
