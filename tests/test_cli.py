@@ -1,4 +1,5 @@
 import json
+import shutil
 import os
 import signal
 import subprocess
@@ -22,11 +23,23 @@ def stored_files(root: Path):
     return {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
-@pytest.fixture
-def seeded(results_dir):
-    """A results store with one earlier run in it."""
-    r = mechsym("run", "locks", "--preset", "smoke", "--threads", "1", "--jdk", "17", "--no-progress")
+SMALL = ["--preset", "smoke", "--threads", "1", "--jdk", "17", "--only", "variant=monitor-thin,reentrant;grid=main",
+         "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def seed_template(tmp_path_factory):
+    d = tmp_path_factory.mktemp("seed") / "results"
+    d.mkdir()
+    r = mechsym("run", "locks", *SMALL, env={"MECHSYM_RESULTS": str(d)})
     assert r.returncode == 0, r.stderr
+    return d
+
+
+@pytest.fixture
+def seeded(results_dir, seed_template):
+    """A results store with one earlier run in it."""
+    shutil.copytree(seed_template, results_dir, dirs_exist_ok=True)
     return results_dir, stored_files(results_dir)
 
 
@@ -42,9 +55,13 @@ def test_list():
     (["run", "locks", "--preset", "smoke", "--threads", "many"], "threads 'many': must be a whole number >= 1"),
     (["run", "locks", "--preset", "smoke", "--cpus", "999"], "CPU ids 999: this machine has CPUs"),
     (["run", "locks", "--preset", "smoke", "--jdk", "/tmp"], "JDK path /tmp: no executable bin/java"),
-    (["run", "locks", "--preset", "smoke", "--jvm-flags", "-XX:+NoSuchFlag"], "rejects them: Unrecognized VM option 'NoSuchFlag'"),
+    (["run", "locks", "--preset", "smoke", "--jvm-flags=-XX:+NoSuchFlag"], "rejects them: Unrecognized VM option 'NoSuchFlag'"),
     (["run", "locks", "--preset", "smoke", "--timeout", "0"], "timeout '0.0': must be a number of seconds > 0"),
     (["show", "nope"], "experiment 'nope': unknown"),
+    (["run"], "the following arguments are required: experiment"),
+    (["run", "locks", "--preset", "smoke", "--only", "colour=red"], "only 'colour=red': unknown key 'colour'"),
+    (["run", "locks", "--preset", "smoke", "--only", "variant=nope"], "matches no cell"),
+    (["frobnicate"], "invalid choice: 'frobnicate'"),
 ])
 def test_bad_input_leaves_results_untouched(seeded, args, text):
     root, before = seeded
@@ -67,8 +84,8 @@ def test_run_stores_a_run_with_metadata(seeded):
 
 
 def test_unavailable_cells_are_named_not_zero(results_dir):
-    later = [p for p in Path("/usr/lib/jvm").glob("*25*")]
-    r = mechsym("run", "locks", "--preset", "smoke", "--threads", "1", "--no-progress")
+    r = mechsym("run", "locks", "--preset", "smoke", "--threads", "1", "--only", "variant=monitor-thin,reentrant;grid=main",
+                "--no-progress")
     assert r.returncode == 0, r.stderr
     from mechsym import store
 
@@ -83,8 +100,7 @@ def test_unavailable_cells_are_named_not_zero(results_dir):
 
 
 def test_taskset_missing_runs_unpinned_and_says_so(results_dir):
-    r = mechsym("run", "locks", "--preset", "smoke", "--threads", "1", "--jdk", "17", "--cpus", "0", "--no-progress",
-                env={"MECHSYM_NO_TASKSET": "1"})
+    r = mechsym("run", "locks", *SMALL, "--cpus", "0", env={"MECHSYM_NO_TASKSET": "1"})
     assert r.returncode == 0, r.stderr
     meta = json.loads(next(results_dir.rglob("*.json")).read_text())
     assert meta["taskset"].startswith("missing")
@@ -94,14 +110,14 @@ def test_taskset_missing_runs_unpinned_and_says_so(results_dir):
 
 
 def test_taskset_pins_when_present(results_dir):
-    r = mechsym("run", "locks", "--preset", "smoke", "--threads", "1", "--jdk", "17", "--cpus", "0", "--no-progress")
+    r = mechsym("run", "locks", *SMALL, "--cpus", "0")
     assert r.returncode == 0, r.stderr
     meta = json.loads(next(results_dir.rglob("*.json")).read_text())
     assert all(c.startswith("taskset -c 0 ") for c in meta["commands"])
 
 
 def test_kernel_timeout_is_reported_and_not_stored(results_dir):
-    r = mechsym("run", "locks", "--preset", "smoke", "--threads", "1", "--jdk", "17", "--timeout", "0.05", "--no-progress")
+    r = mechsym("run", "locks", *SMALL, "--timeout", "0.05")
     assert r.returncode != 0
     assert "killed after its timeout of 0.05 s" in r.stderr
     assert not [p for p in results_dir.rglob("*.json")]
@@ -128,9 +144,12 @@ def test_ctrl_c_keeps_earlier_results(seeded):
     assert all(after[k] == v for k, v in before.items())
     from mechsym import store
 
-    # the earlier complete run is still the one shown
-    assert len(store.runs("locks")) == 1
-    assert set(store.load("locks")["run_id"]) == {next(root.rglob("*.json")).stem} or len(store.runs("locks", include_incomplete=True)) == 2
+    # the earlier complete run is still the one shown; an interrupted one, if any, is kept but hidden
+    seeded_ids = {p.stem for p in before if p.suffix == ".json"}
+    assert {m["run_id"] for m in store.runs("locks")} == seeded_ids
+    assert set(store.load("locks")["run_id"]) == seeded_ids
+    extra = [m for m in store.runs("locks", include_incomplete=True) if m["run_id"] not in seeded_ids]
+    assert all(m["status"] == "interrupted" for m in extra)
 
 
 def test_verdicts_command(seeded):

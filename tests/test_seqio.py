@@ -118,8 +118,8 @@ def test_evict_drops_the_pages(scratch):
 def test_preallocate_writes_zero_pages(scratch):
     scratch.mkdir()
     f = scratch / "p.dat"
-    seqio.preallocate(f, 3 * 4096 + 1 << 20)
-    assert f.stat().st_size == 3 * 4096 + 1 << 20 and set(f.read_bytes()) == {0}
+    seqio.preallocate(f, (1 << 20) + 3 * 4096)
+    assert f.stat().st_size == (1 << 20) + 3 * 4096 and set(f.read_bytes()) == {0}
     with pytest.raises(FileExistsError):
         seqio.preallocate(f, 4096)
 
@@ -216,3 +216,24 @@ def test_reference_is_the_posts_tables():
 def test_dd_failure_is_a_kernel_error(scratch):
     with pytest.raises(KernelError):
         seqio._dd(["if=/nonexistent/x", "of=/dev/null"], 10)
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_signal_to_the_cli_removes_the_scratch_file(scratch, results_dir, sig):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "MECHSYM_SEQIO_SIZE": "256M"}
+    p = subprocess.Popen([str(Path(sys.executable).parent / "mechsym"), "run", "seqio", "--preset", "smoke",
+                          "--no-progress"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not list(scratch.glob("seqio-*/seqio.dat")):
+        time.sleep(0.05)
+    assert list(scratch.glob("seqio-*/seqio.dat")), "the run never created its scratch file"
+    time.sleep(1.0)
+    p.send_signal(getattr(signal, sig))
+    out, err = p.communicate(timeout=60)
+    assert p.returncode != 0
+    assert not scratch.exists(), list(scratch.rglob("*"))

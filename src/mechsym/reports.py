@@ -7,6 +7,7 @@ never in place, then exported by nbconvert."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 import time
@@ -35,36 +36,62 @@ def execute(notebook: Path, output: Path, preset: str = "stored", machine: str |
     return time.monotonic() - t0
 
 
+# nbconvert's lab template, minus what it would fetch from a CDN when the page opens: require.js, MathJax,
+# the widget manager and mermaid (our notebooks use none of them). Figures are embedded PNGs, CSS is inline.
+SELF_CONTAINED = """{%- extends 'index.html.j2' -%}
+{% block html_head_js %}{% endblock html_head_js %}
+{% block jupyter_widgets %}{% endblock jupyter_widgets %}
+{% block html_head_js_mathjax %}{% endblock html_head_js_mathjax %}
+{% block html_head_js_mermaidjs %}{% endblock html_head_js_mermaidjs %}
+"""
+NOTEBOOK_LINK = re.compile(r'href="(\d\d-[A-Za-z0-9_-]+)\.ipynb(#[^"]*)?"')
+
+
 def to_html(executed: Path, html: Path) -> None:
+    """A self-contained HTML page; links to sibling notebooks (NN-name.ipynb) point to their pages (NN-name.html)."""
+    import jinja2
     import nbformat
     from nbconvert import HTMLExporter
 
     nb = nbformat.read(str(executed), as_version=4)
-    body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
+    exporter = HTMLExporter(template_name="lab", template_file="mechsym-self-contained.html.j2",
+                            extra_loaders=[jinja2.DictLoader({"mechsym-self-contained.html.j2": SELF_CONTAINED})])
+    body, _ = exporter.from_notebook_node(nb)
+    body = NOTEBOOK_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', body)
     html.write_text(body)
 
 
 def build(preset: str = "stored", output: str | None = None, machine: str | None = None,
           only: list[str] | None = None) -> list[Path]:
+    """Render every notebook (00-overview last, so it sees what the others just ran), then reports/index.html.
+
+    A notebook that fails is named in the index and in the error raised at the end; the others are still written."""
     out = Path(output) if output else repo_root() / "reports"
     out.mkdir(parents=True, exist_ok=True)
-    written = []
+    written, failed = [], {}
+    todo = [nb for nb in notebooks() if not only or nb.stem in only]
+    todo.sort(key=lambda p: (p.stem.startswith("00-"), p.stem))
     with tempfile.TemporaryDirectory() as tmp:
-        for nb in notebooks():
-            if only and nb.stem not in only:
-                continue
+        for nb in todo:
             executed = Path(tmp) / nb.name
-            secs = execute(nb, executed, preset, machine)
+            try:
+                secs = execute(nb, executed, preset, machine)
+            except MechsymError as e:
+                failed[nb.stem] = str(e)
+                print(f"{nb.name}: FAILED: {e}", file=sys.stderr)
+                continue
             html = out / f"{nb.stem}.html"
             to_html(executed, html)
             print(f"{html} ({secs:.1f} s)", file=sys.stderr)
             written.append(html)
-    if not written:
-        raise MechsymError("no notebooks found under notebooks/")
-    try:
-        from .index import write_index  # the overview index, when present
+    if not todo:
+        raise MechsymError("no notebooks found under notebooks/" + (f" named {', '.join(only)}" if only else ""))
+    from .index import write_index
 
-        written.append(write_index(out, written))
-    except ImportError:
-        pass
+    index = write_index(out, written, machine=machine, preset=preset, failed=failed)
+    print(f"{index}", file=sys.stderr)
+    written.append(index)
+    if failed:
+        first = next(iter(failed.values()))
+        raise MechsymError(f"{len(failed)} of {len(todo)} notebooks failed (the others are in {out}): first: {first}")
     return written

@@ -113,8 +113,29 @@ def parse_cpus(spec, topo: Topology) -> list[int]:
     return ids
 
 
+def select_cells(cells: list[Cell], only: str) -> list[Cell]:
+    """Cells whose columns match every KEY=V1,V2 clause (clauses separated by ';')."""
+    known = sorted({k for c in cells for k in c.columns()})
+    kept = cells
+    for clause in str(only).split(";"):
+        clause = clause.strip()
+        if not clause:
+            continue
+        key, sep, values = clause.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not values.strip():
+            raise MechsymError(f"only '{clause}': expected KEY=VALUE[,VALUE] (keys: {', '.join(known)})")
+        if key not in known:
+            raise MechsymError(f"only '{clause}': unknown key '{key}' (keys: {', '.join(known)})")
+        wanted = {v.strip() for v in values.split(",")}
+        kept = [c for c in kept if str(c.columns().get(key)) in wanted]
+    if not kept:
+        raise MechsymError(f"only '{only}': matches no cell of this sweep")
+    return kept
+
+
 def plan(module, preset: str, jdks: list[Jdk] | None = None, topo: Topology | None = None,
-         threads=None, cpus=None, jvm_flags=(), timeout: float | None = None) -> list[Cell]:
+         threads=None, cpus=None, jvm_flags=(), timeout: float | None = None, only=None) -> list[Cell]:
     """The cells of a sweep, with unavailable flags and placements already marked.
 
     Overrides (from the command line): threads replaces the thread counts of
@@ -125,6 +146,8 @@ def plan(module, preset: str, jdks: list[Jdk] | None = None, topo: Topology | No
     topo = topo or read_topology()
     jdks = jdks if jdks is not None else select(None)
     cells = module.cells(preset, topo, jdks)
+    if only:
+        cells = select_cells(cells, only)
     if threads is not None:
         counts = parse_threads(threads)
         if not any("threads" in c.params for c in cells):

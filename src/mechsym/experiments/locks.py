@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .. import plots
+from .. import store
 from ..cpus import Topology
 from ..jdk import Jdk
 from ..sweep import Cell
@@ -112,8 +113,26 @@ def _median(df, **where) -> float | None:
     return float(sub["value"].median()) if len(sub) else None
 
 
+def _machines(df: pd.DataFrame) -> list[str]:
+    """The machines whose results these rows are (MACHINE = "all" gives several)."""
+    return sorted(df["machine"].astype(str).unique()) if "machine" in df and len(df) else []
+
+
+def _on(df: pd.DataFrame, machine: str | None):
+    """Row mask of one machine (all rows when machine is None)."""
+    return (df["machine"].astype(str) == machine) if machine is not None else pd.Series(True, index=df.index)
+
+
+def _per_machine(fn, df: pd.DataFrame, *args) -> pd.DataFrame:
+    """fn's table for each machine, stacked with the machine as the first index level."""
+    parts = {m: fn(df[_on(df, m)], *args) for m in _machines(df)}
+    return pd.concat({m: t for m, t in parts.items() if len(t)}, names=["machine"])
+
+
 def summary(df: pd.DataFrame, grid: str = "main") -> pd.DataFrame:
-    """Median ops/s (and spread) per JDK, warm-up policy, variant and threads."""
+    """Median ops/s (and spread) per JDK, warm-up policy, variant and threads (and machine, when several)."""
+    if len(_machines(df)) > 1:
+        return _per_machine(summary, df, grid).reset_index(level=0).reset_index(drop=True)
     m = measured(df)
     m = m[m["grid"] == grid]
     by = ["jdk", "warmup_policy", "workers", "coarsening", "variant", "threads"]
@@ -123,7 +142,12 @@ def summary(df: pd.DataFrame, grid: str = "main") -> pd.DataFrame:
 
 
 def wide_table(df: pd.DataFrame, jdk: str, policy: str) -> pd.DataFrame:
-    """Threads x variant table of median ops/s, like the posts' tables, with unavailable cells named."""
+    """Threads x variant table of median ops/s, like the posts' tables, with unavailable cells named
+    (machine x threads when the rows hold several machines)."""
+    if len(_machines(df)) > 1:
+        t = _per_machine(wide_table, df, jdk, policy).fillna("")
+        t.columns.name = f"JDK {jdk}, {policy} warm-up: median ops/s"
+        return t
     m = measured(df)
     m = m[(m["grid"] == "main") & (m["jdk"] == str(jdk)) & (m["warmup_policy"] == policy)]
     t = m.groupby(["threads", "variant"])["value"].median().unstack("variant")
@@ -165,24 +189,34 @@ def plot_scaling(df: pd.DataFrame, policy: str, variants: list[str] | None = Non
     m = m[(m["grid"] == "main") & (m["warmup_policy"] == policy)]
     variants = [v for v in (variants or list(VARIANTS)) if v in set(m["variant"])]
     jdks = sorted(m["jdk"].unique(), key=int)
-    fig, axes = plt.subplots(1, len(jdks), figsize=(5.6 * len(jdks), 4.2), sharey=True, squeeze=False)
-    for ax, jdk in zip(axes[0], jdks):
-        sub = m[(m["jdk"] == jdk) & m["variant"].isin(variants)]
+    machines = _machines(m) if len(_machines(m)) > 1 else [None]
+    fig, axes = plt.subplots(len(machines), len(jdks), figsize=(5.6 * len(jdks), 4.2 * len(machines)), sharey=True,
+                             squeeze=False)
+    for ax, (machine, jdk) in zip(axes.flat, [(mc, j) for mc in machines for j in jdks]):
+        sub = m[(m["jdk"] == jdk) & m["variant"].isin(variants) & _on(m, machine)]
         plots.points_and_median(ax, sub, "threads", "value", "variant", order=variants, colors=COLORS, log=True)
-        if ref is not None:
-            r = ref[(ref["metric"] == "throughput") & ref["cpu"].str.startswith("Nehalem")]
+        if ref is not None and len(sub):
+            top = sub["threads"].max()
+            r = ref[(ref["metric"] == "throughput") & ref["cpu"].str.startswith("Nehalem") & (ref["threads"] <= top)]
             for v, rs in r.groupby("variant"):
-                if v in variants or (v == "monitor-biased" and "monitor-biased" in variants):
-                    ax.plot(rs["threads"], rs["value"], "--", color=COLORS[v], alpha=0.5, lw=1)
+                if v in variants:
+                    ax.plot(rs["threads"], rs["value"], "--", color=COLORS[v], alpha=0.6, lw=1)
         missing = [v for v in variants if v not in set(sub["variant"])]
-        title = f"JDK {jdk}, {policy} warm-up"
+        title = (f"{machine}: " if machine else "") + f"JDK {jdk}, {policy} warm-up"
         if missing:
             title += f"\n(not available on JDK {jdk}: {', '.join(missing)})"
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("threads")
         ax.set_xticks(sorted(sub["threads"].unique()) if len(sub) else [])
-    axes[0][0].set_ylabel("ops/s (log); dots = runs, line = median" + ("; dashed = post, Nehalem" if ref is not None else ""))
-    axes[0][-1].legend(fontsize=8, loc="upper right")
+    axes[0][0].set_ylabel("ops/s (log)")
+    handles = {}
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    if ref is not None:
+        handles["the post, Nehalem (dashed)"] = plt.Line2D([], [], ls="--", color="grey")
+    handles["one run (dot) / median (line)"] = plt.Line2D([], [], ls="", marker="o", color="grey", alpha=0.4)
+    fig.legend(handles.values(), handles.keys(), loc="outside right center", fontsize=8)
     return fig
 
 
@@ -192,7 +226,8 @@ def why_table(df: pd.DataFrame) -> pd.DataFrame:
     m = m[m["threads"] == 1]
     m = m[(m["grid"] == "why") | ((m["grid"] == "main") & (m["warmup_policy"] == "short"))]
     m["harness"] = ("workers " + m["workers"].astype(str) + ", coarsening " + m["coarsening"].astype(str))
-    t = m.groupby(["jdk", "variant", "harness"])["value"].median().unstack("harness")
+    keys = (["machine"] if len(_machines(m)) > 1 else []) + ["jdk", "variant", "harness"]
+    t = m.groupby(keys)["value"].median().unstack("harness")
     order = ["workers fresh, coarsening on", "workers fresh, coarsening off",
              "workers reused, coarsening on", "workers reused, coarsening off"]
     t = t.reindex(columns=[c for c in order if c in t.columns])
@@ -200,6 +235,7 @@ def why_table(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot_why(df: pd.DataFrame):
+    """One thread, the oldest JDK: each monitor variant as the harness changes (one panel per machine when several)."""
     m = measured(df)
     m = m[(m["threads"] == 1) & (m["jdk"] == m["jdk"].min())]
     m = m[(m["grid"] == "why") | ((m["grid"] == "main") & (m["warmup_policy"] == "short"))]
@@ -207,23 +243,27 @@ def plot_why(df: pd.DataFrame):
     harness = [("fresh", "on", "post's harness"), ("fresh", "off", "coarsening off"),
                ("reused", "on", "same thread"), ("reused", "off", "same thread,\ncoarsening off")]
     variants = [v for v in MONITORS + ["reentrant"] if v in set(m["variant"])]
-    fig, ax = plt.subplots(figsize=(10, 4.2))
+    machines = _machines(m) if len(_machines(m)) > 1 else [None]
+    fig, axes = plt.subplots(len(machines), 1, figsize=(10, 4.2 * len(machines)), sharey=True, squeeze=False)
     width = 0.8 / max(1, len(variants))
     rng = np.random.default_rng(1)
-    for i, v in enumerate(variants):
-        for j, (w, c, _) in enumerate(harness):
-            sub = m[(m["variant"] == v) & (m["workers"] == w) & (m["coarsening"] == c)]["value"]
-            if sub.empty:
-                continue
-            x = j + (i - (len(variants) - 1) / 2) * width
-            ax.bar(x, sub.median(), width * 0.9, color=COLORS[v], alpha=0.8, label=v if j == 0 else None)
-            ax.scatter(x + rng.uniform(-width / 4, width / 4, len(sub)), sub, s=7, color="black", alpha=0.5, zorder=3)
-    ax.set_xticks(range(len(harness)), [h[2] for h in harness])
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(plots.SI)
-    ax.set_ylabel("ops/s, 1 thread (log); bar = median, dots = runs")
-    ax.set_title(f"One thread, JDK {m['jdk'].min() if len(m) else '?'}: what the harness does to the lock being measured")
-    ax.legend(fontsize=8, ncol=3)
+    for ax, machine in zip(axes[:, 0], machines):
+        mm = m[_on(m, machine)]
+        for i, v in enumerate(variants):
+            for j, (w, c, _) in enumerate(harness):
+                sub = mm[(mm["variant"] == v) & (mm["workers"] == w) & (mm["coarsening"] == c)]["value"]
+                if sub.empty:
+                    continue
+                x = j + (i - (len(variants) - 1) / 2) * width
+                ax.bar(x, sub.median(), width * 0.9, color=COLORS[v], alpha=0.8, label=v if j == 0 else None)
+                ax.scatter(x + rng.uniform(-width / 4, width / 4, len(sub)), sub, s=7, color="black", alpha=0.5, zorder=3)
+        ax.set_xticks(range(len(harness)), [h[2] for h in harness])
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(plots.SI)
+        ax.set_ylabel("ops/s, 1 thread (log); bar = median, dots = runs")
+        ax.set_title((f"{machine}: " if machine else "") + f"One thread, JDK {m['jdk'].min() if len(m) else '?'}: "
+                     "what the harness does to the lock being measured")
+        ax.legend(fontsize=8, ncol=3)
     return fig
 
 
@@ -231,7 +271,8 @@ def policy_ratio(df: pd.DataFrame) -> pd.DataFrame:
     """short / single warm-up median ratio per variant and thread count (OSR check)."""
     m = measured(df)
     m = m[m["grid"] == "main"]
-    med = m.groupby(["jdk", "variant", "threads", "warmup_policy"])["value"].median().unstack("warmup_policy")
+    keys = (["machine"] if len(_machines(m)) > 1 else []) + ["jdk", "variant", "threads", "warmup_policy"]
+    med = m.groupby(keys)["value"].median().unstack("warmup_policy")
     if not {"short", "single"} <= set(med.columns):
         return pd.DataFrame()
     med["short / single"] = med["short"] / med["single"]
@@ -309,7 +350,9 @@ def cpu_ghz() -> float | None:
 
 
 def verdicts(df: pd.DataFrame) -> list[Verdict]:
-    """One verdict per claim (per JDK where biased locking is not the subject)."""
+    """One verdict per claim (per JDK where biased locking is not the subject), per machine when several."""
+    if len(_machines(df)) > 1:
+        return [v for machine in _machines(df) for v in verdicts(df[_on(df, machine)].reset_index(drop=True))]
     out: list[Verdict] = []
     m = measured(df)
     machine = ",".join(sorted(df["machine"].astype(str).unique())) if "machine" in df else ""
@@ -396,13 +439,15 @@ def verdicts(df: pd.DataFrame) -> list[Verdict]:
     c = CLAIM["locks.biased-4-5-cycles"]
     if biased_jdks:
         b = _median(why, jdk=biased_jdks[0], grid="why", variant="monitor-biased", workers="reused", coarsening="off")
-        ghz = cpu_ghz()
+        # the clock is read here, so only for this machine's own results (an imported machine's is not recorded)
+        ghz = cpu_ghz() if machine in ("", store.machine_id()) else None
         if b and ghz:
             cycles = 1e9 / b * ghz
             out.append(judge(c, cycles <= 5, f"JDK {biased_jdks[0]}: {1e9 / b:.2f} ns = {cycles:.1f} cycles at {ghz:.2f} GHz "
                              "for lock + increment + unlock", then_value=4.5, now_value=cycles, machine=machine))
         else:
-            out.append(unmeasurable(c, "no same-thread biased cell, or CPU clock unknown", machine))
+            out.append(unmeasurable(c, "no same-thread biased cell, or the CPU clock of this machine's results unknown "
+                                       "(read from /proc/cpuinfo, so only for the machine the notebook runs on)", machine))
     else:
         out.append(unmeasurable(c, "no JDK here has biased locking", machine))
     out.append(biased_claim("locks.startup-delay-matters",

@@ -532,7 +532,7 @@ def run(preset: str, jdks: list[Jdk] | None = None, progress: bool = True, dry_r
                             df.insert(0, k, v)
                     df.insert(0, "experiment", NAME)
                     df["fork"] = fork
-                    df["taskset"] = "none"
+                    df["taskset"] = "taskset" if cell.cpus and cell.kernel != "dd" and taskset_available() else "none"
                     df["status"] = "ok"
                     df["note"] = ""
                     frames.append(df)
@@ -691,13 +691,13 @@ def plot_passes(df: pd.DataFrame):
             java = sub[sub["variant"].isin(list(METHODS))]
             plots.points_and_median(ax, java, "pass", "value", "variant",
                                     order=[v for v in METHODS if v in set(java["variant"])], colors=COLORS)
+            labels = {"dd": "dd, fdatasync writes / evicted reads", "dd-cached": "dd through the page cache"}
             for dd, style in (("dd-cached", ":"), ("dd", "--")):
                 d = sub[(sub["variant"] == dd) & ~sub["warmup"]]
                 if len(d):
                     ax.axhline(d["value"].median(), color=COLORS[dd], ls=style, lw=1.2,
-                               label=f"{dd} ({'this regime' if dd == 'dd-cached' else 'device, same regime'}): "
-                                     f"{d['value'].median():,.0f}")
-            if direction in ceiling and ceiling.get("regime") != regime:
+                               label=f"{labels[dd]}: {d['value'].median():,.0f}")
+            if direction in ceiling and not (sub["variant"] == "dd").any():
                 ax.axhline(ceiling[direction], color="#444444", ls="-.", lw=1,
                            label=f"device ceiling (dd, {ceiling['regime']}): {ceiling[direction]:,.0f}")
             ax.set_ylim(bottom=0)
@@ -853,3 +853,66 @@ def verdicts(df: pd.DataFrame) -> list[Verdict]:
             out.append(judge(c, cr < hot, f"fastest/slowest {direction}: page cache {hot:.1f}x -> {cold} {cr:.1f}x",
                              then_value=then_cold / then_hot if then_hot else None, now_value=cr / hot, machine=machine))
     return out
+
+
+# ---------------------------------------------------------------- notebook text
+
+def run_info(df: pd.DataFrame) -> pd.DataFrame:
+    """Where the file lived and how each regime was made, from the runs' metadata."""
+    from .. import nb
+
+    rows = []
+    for m in nb.run_metadata(df, NAME):
+        sc = m.get("scratch", {})
+        sizes = df[df["run_id"] == m["run_id"]].groupby("regime")["size_bytes"].max() if "regime" in df else {}
+        rows.append({
+            "run": m["run_id"], "preset": m.get("preset"),
+            "scratch directory": sc.get("base"), "file system": f"{sc.get('fstype', '?')} on {sc.get('device', '?')}"
+            + (" (rotational)" if sc.get("rotational") else " (non-rotational)" if "rotational" in sc else ""),
+            "RAM": f"{m.get('machine', {}).get('memory_bytes', 0) / 2**30:.0f} GiB",
+            "dd": m.get("dd"), "eviction": m.get("eviction"),
+            **{f"{r} file": f"{int(s) / 1e6:,.0f} MB" for r, s in dict(sizes).items()},
+            "minutes": round(m.get("seconds", 0) / 60, 1) if m.get("seconds") else None,
+        })
+    if not rows:
+        return pd.DataFrame()
+    return pd.DataFrame(rows).T.rename(columns=lambda i: "" if len(rows) == 1 else i)
+
+
+def regimes_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Which regime each number comes from, what was done to the page cache, and the post's counterpart."""
+    have = regime_order(throughput(df)) or list(REGIMES)
+    sizes = throughput(df).groupby("regime")["size_bytes"].max() if len(df) else {}
+    post = {"page-cache": "400MB file", "evicted": "8GB file (8GB RAM)", "larger-than-ram": "8GB file (8GB RAM)"}
+    return pd.DataFrame([{"regime": r, "file here": f"{int(sizes[r]) / 1e6:,.0f} MB" if r in sizes else "",
+                          "what is done": REGIMES[r], "compare with the post's": post[r]} for r in have]).set_index("regime")
+
+
+def findings(df: pd.DataFrame) -> str:
+    """A few sentences with this run's numbers (Markdown)."""
+    s = summary(df)
+    if s.empty:
+        return "No measured results."
+    med = s.set_index(["regime", "direction", "method"])["median MB/s"]
+    ceiling = device_ceiling(df)
+    lines = []
+    if ceiling:
+        lines.append(f"- **Device ceiling** (dd, {ceiling['regime']} regime): writes with fdatasync "
+                     f"{ceiling.get('write', float('nan')):,.0f} MB/s, reads after eviction "
+                     f"{ceiling.get('read', float('nan')):,.0f} MB/s.")
+    for regime in regime_order(throughput(df)):
+        for direction in ("write", "read"):
+            try:
+                sub = med.loc[(regime, direction)]
+            except KeyError:
+                continue
+            java = sub.reindex(list(METHODS)).dropna().sort_values(ascending=False)
+            if java.empty:
+                continue
+            parts = ", ".join(f"{k} {v:,.0f}" for k, v in java.items())
+            frac = ""
+            if direction in ceiling:
+                frac = (f" (best {java.iloc[0] / ceiling[direction]:.2f}x, worst {java.iloc[-1] / ceiling[direction]:.2f}x "
+                        f"the device ceiling)")
+            lines.append(f"- **{regime}, {direction}s** (median MB/s over the passes after the first): {parts}{frac}.")
+    return "\n".join(lines)

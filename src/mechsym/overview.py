@@ -1,0 +1,297 @@
+"""Every claim of every experiment in one place: what notebooks/00-overview,
+`mechsym verdicts` and reports/index.html show.
+
+The one source is each experiment module's CLAIMS and verdicts(df), applied
+to the stored results, machine by machine. An experiment without stored
+results lists its claims as "not run yet" (not an error); an experiment whose
+verdict function fails lists them as "error" with the reason, so one broken
+module never hides the others.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from . import MechsymError, experiments, store
+from .verdicts import FAILS, HOLDS, UNMEASURABLE, Verdict
+
+NOT_RUN = "not run yet"
+ERROR = "error"
+STATUSES = (HOLDS, FAILS, UNMEASURABLE, NOT_RUN, ERROR)
+COLOURS = {HOLDS: "#2ca02c", FAILS: "#d62728", UNMEASURABLE: "#9e9e9e", NOT_RUN: "#dddddd", ERROR: "#ff7f0e"}
+CELL_STYLE = {HOLDS: "background-color: #d8f0d8", FAILS: "background-color: #f6d5d5",
+              UNMEASURABLE: "background-color: #eeeeee", NOT_RUN: "background-color: #f7f7f7; color: #777",
+              ERROR: "background-color: #ffe3c2"}
+COLUMNS = ["experiment", "machine", "post", "notebook", "id", "scope", "claim", "then", "now", "outcome", "why",
+           "how tested", "then_value", "now_value"]
+
+
+def _scope(now: str) -> str:
+    """What a verdict is about when a claim has several ("JDK 17", "cross-core"): the label before the first colon."""
+    head = now.split(":", 1)[0].strip() if ":" in now else ""
+    return head if 0 < len(head) <= 32 else ""
+
+
+def _row(name: str, machine: str, claim, outcome: str, now: str = "", why: str = "",
+         then_value=None, now_value=None) -> dict:
+    return {"experiment": name, "machine": machine, "post": claim.post, "notebook": claim.notebook, "id": claim.id,
+            "scope": _scope(now), "claim": claim.text, "then": claim.then, "now": now, "outcome": outcome, "why": why,
+            "how tested": claim.test, "then_value": then_value, "now_value": now_value}
+
+
+def _load(name: str, machine: str | None, preset: str | None) -> pd.DataFrame:
+    """Stored rows; a preset other than "stored" prefers that preset's newest run (what a
+    `make reports PRESET=...` just ran), falling back to the most thorough stored."""
+    if preset and preset != "stored":
+        df = store.load(name, machine, preset=preset)
+        if not df.empty:
+            return df
+    return store.load(name, machine)
+
+
+def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
+    """module.verdicts(df) machine by machine, each verdict tagged with its machine."""
+    if df.empty:
+        return []
+    if "machine" not in df:
+        return list(module.verdicts(df))
+    out = []
+    for machine, sub in df.groupby(df["machine"].astype(str), sort=True):
+        out += [dataclasses.replace(v, machine=machine) for v in module.verdicts(sub.reset_index(drop=True))]
+    return out
+
+
+def collect(machine: str | None = None, preset: str | None = None, names: list[str] | None = None) -> pd.DataFrame:
+    """One row per verdict: every claim of every experiment (or of `names`).
+
+    machine: None (per experiment this machine, else the newest stored), a machine id, or "all"
+    (every stored machine; claims of an experiment a machine has not run are "not run yet" there)."""
+    if machine not in (None, "", "all") and machine not in store.machines():
+        have = ", ".join(store.machines()) or "none"
+        raise MechsymError(f"machine '{machine}': no stored results (stored machines: {have}, or 'all')")
+    all_machines = store.machines() if machine == "all" else []
+    rows = []
+    for name in names or experiments.names():
+        try:
+            module = experiments.get(name)
+            claims = list(module.CLAIMS)
+        except MechsymError:
+            raise
+        except Exception as e:  # a module being written: say so, keep the others
+            rows.append({**{c: "" for c in COLUMNS}, "experiment": name, "outcome": ERROR,
+                         "claim": f"experiment module '{name}' failed to load", "why": _one_line(e)})
+            continue
+        try:
+            df = _load(name, machine, preset)
+            verdicts = machine_verdicts(module, df)
+        except MechsymError:
+            raise
+        except Exception as e:
+            here = machine if machine not in (None, "", "all") else store.machine_id()
+            rows += [_row(name, here, c, ERROR, why=f"verdicts({name}) failed: {_one_line(e)}") for c in claims]
+            continue
+        judged = sorted({v.machine for v in verdicts})
+        for v in verdicts:
+            rows.append(_row(name, v.machine, v.claim, v.outcome, v.now, v.why, v.then_value, v.now_value))
+        if machine == "all":
+            missing = [m for m in all_machines if m not in judged] or ([] if judged else [store.machine_id()])
+        elif not verdicts:
+            missing = [machine or store.default_machine(name) or store.machine_id()]
+        else:
+            missing = []
+        for m in missing:
+            rows += [_row(name, m, c, NOT_RUN, why=f"no stored results of {name} for {m}: "
+                                              f"`mechsym run {name}` or `mechsym import`") for c in claims]
+    out = pd.DataFrame(rows, columns=COLUMNS)
+    order = {c.id: i for name in (names or experiments.names()) for i, c in enumerate(_claims(name))}
+    out["_order"] = out["id"].map(order).fillna(len(order))
+    out = out.sort_values(["post", "notebook", "_order", "scope", "machine"], kind="stable").drop(columns="_order")
+    return out.reset_index(drop=True)
+
+
+def _claims(name: str) -> list:
+    try:
+        return list(experiments.get(name).CLAIMS)
+    except Exception:
+        return []
+
+
+def _one_line(e: Exception) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"[:300]
+
+
+# ---------------------------------------------------------------- tables
+
+def counts(claims: pd.DataFrame, by: str = "notebook") -> pd.DataFrame:
+    """Verdicts per notebook (or machine): holds / does not hold / not measurable / not run yet / error."""
+    if claims.empty:
+        return pd.DataFrame(columns=list(STATUSES))
+    t = claims.groupby([by, "outcome"]).size().unstack("outcome", fill_value=0)
+    return t.reindex(columns=[s for s in STATUSES if s in t.columns or s in (HOLDS, FAILS, UNMEASURABLE)],
+                     fill_value=0)
+
+
+def post_title(post: str) -> str:
+    """'2011-11-19-java-lock-implementations.md' -> '2011-11-19 · java lock implementations'."""
+    m = re.match(r"(\d{4}-\d{2}-\d{2})-(.*?)(\.md)?$", post or "")
+    return f"{m.group(1)} · {m.group(2).replace('-', ' ')}" if m else (post or "")
+
+
+def link(notebook: str, ext: str = "ipynb") -> str:
+    return f'<a href="{notebook}.{ext}">{notebook}</a>' if notebook else ""
+
+
+def table(claims: pd.DataFrame, ext: str = "ipynb"):
+    """Every claim grouped by post, one column pair per machine (outcome and today's figure) when there are several."""
+    if claims.empty:
+        return pd.DataFrame({"": ["no experiments found"]})
+    c = claims.copy()
+    c["post"] = c["post"].map(post_title)
+    c["notebook"] = c["notebook"].map(lambda n: link(n, ext))
+    machines = list(dict.fromkeys(c["machine"]))
+    key = ["post", "notebook", "claim", "then"]
+    if len(machines) <= 1:
+        c["result"] = c.apply(lambda r: "" if r["outcome"] == NOT_RUN else
+                              " · ".join(x for x in (r["now"], r["why"]) if x and x != "n/a"), axis=1)
+        status = "holds on this machine?" if machines == [store.machine_id()] else f"holds on {machines[0] if machines else '?'}?"
+        t = c[key + ["outcome", "result", "how tested"]].rename(columns={"outcome": status, "result": "now"})
+        status_cols = [status]
+    else:
+        c["n"] = c.groupby(key + ["scope", "machine"]).cumcount()
+        c["result"] = c.apply(lambda r: r["now"] if r["now"] and r["now"] != "n/a" else
+                              ("" if r["outcome"] == NOT_RUN else r["why"]), axis=1)
+        w = c.pivot_table(index=key + ["scope", "n"], columns="machine", values=["outcome", "result"],
+                          aggfunc="first", sort=False)
+        w = w.reorder_levels([1, 0], axis=1)
+        w = w.reindex(columns=pd.MultiIndex.from_product([machines, ["outcome", "result"]]))
+        w.columns = [f"{m} · {'holds?' if k == 'outcome' else 'now'}" for m, k in w.columns]
+        t = w.fillna("").reset_index().drop(columns="n").rename(columns={"scope": "where"})
+        status_cols = [f"{m} · holds?" for m in machines]
+    # group visually: a post, notebook and claim are named once, on their first row
+    t = t.reset_index(drop=True)
+    orig = t.copy()
+    for i, col in enumerate(key):
+        same = (orig[key[:i + 1]] == orig[key[:i + 1]].shift()).all(axis=1)
+        t.loc[same, col] = ""
+    return (t.style.map(lambda v: CELL_STYLE.get(v, ""), subset=status_cols)
+            .set_properties(**{"text-align": "left", "white-space": "pre-wrap", "vertical-align": "top"})
+            .hide(axis="index")
+            .set_table_styles([{"selector": "th", "props": "text-align: left; vertical-align: top"}]))
+
+
+def machines_table() -> pd.DataFrame:
+    """Every machine with stored results: CPU, cores, sockets, SMT, kernel, JDKs and runs per experiment."""
+    rows = []
+    for m in store.machines():
+        metas = [x for name in experiments.names() for x in _runs(name, m)]
+        if not metas:
+            continue
+        newest = max(metas, key=lambda x: x.get("saved_at", ""))
+        mi = newest.get("machine", {})
+        jdks = {f"{j.get('feature')}: {j.get('vendor')} {j.get('version')}" for x in metas for j in x.get("jdks", [])}
+        per_exp = pd.Series([x.get("experiment", "?") for x in metas]).value_counts().sort_index()
+        rows.append({"machine": m, "this machine": "yes" if m == store.machine_id() else "",
+                     "CPU": mi.get("cpu_model"), "logical CPUs": mi.get("logical_cpus"),
+                     "physical cores": mi.get("physical_cores"), "sockets": mi.get("sockets"),
+                     "SMT": {True: "yes", False: "no"}.get(mi.get("smt"), mi.get("smt")),
+                     "kernel": mi.get("kernel"), "JDKs": "; ".join(sorted(jdks)),
+                     "runs": ", ".join(f"{k} {v}" for k, v in per_exp.items()),
+                     "newest run": newest.get("start") or newest.get("saved_at", "")[:19]})
+    if not rows:
+        return pd.DataFrame({"": ["no results yet: nothing stored under " + str(store.results_root())]})
+    return pd.DataFrame(rows).set_index("machine").T
+
+
+def _runs(name: str, machine: str) -> list[dict]:
+    try:
+        return store.runs(name, machine)
+    except MechsymError:
+        return []
+
+
+def status_line(claims: pd.DataFrame) -> str:
+    """One sentence: what the tables below are made of."""
+    if claims.empty:
+        return "No experiments found."
+    judged = claims[claims["outcome"] != NOT_RUN]
+    if judged.empty:
+        return ("**No results yet**: nothing is stored for any experiment, so every claim is listed as *not run yet*. "
+                "This notebook runs nothing itself: run an experiment (`mechsym run locks --preset standard`, or its "
+                "notebook with `PRESET = \"smoke\"`), or import another machine's results (`mechsym import ARCHIVE`).")
+    n = counts(claims, "machine")
+    parts = [f"{m}: " + ", ".join(f"{int(k)} {s}" for s, k in n.loc[m].items() if k) for m in n.index]
+    return ("Verdicts from stored results (this notebook runs nothing itself). " + "; ".join(parts) + ".")
+
+
+# ---------------------------------------------------------------- figures
+
+def plot_counts(claims: pd.DataFrame):
+    """Stacked bars: verdicts per notebook (and machine when several)."""
+    machines = list(dict.fromkeys(claims["machine"])) if len(claims) else []
+    c = claims.copy()
+    c["where"] = c["notebook"] if len(machines) <= 1 else c["notebook"] + "\n" + c["machine"]
+    t = counts(c, "where") if len(c) else pd.DataFrame()
+    fig, ax = plt.subplots(figsize=(9, 0.45 * max(3, len(t)) + 1.2), layout="constrained")
+    if t.empty:
+        ax.text(0.5, 0.5, "no experiments found", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    left = np.zeros(len(t))
+    for s in t.columns:
+        ax.barh(range(len(t)), t[s].values, left=left, color=COLOURS[s], label=s, edgecolor="white")
+        left += t[s].values
+    ax.set_yticks(range(len(t)), t.index)
+    ax.invert_yaxis()
+    ax.set_xlabel("verdicts")
+    fig.legend(loc="outside upper center", ncol=len(t.columns), fontsize=8)
+    ax.grid(axis="y", visible=False)
+    return fig
+
+
+def ratios(claims: pd.DataFrame) -> pd.DataFrame:
+    """Claims with a comparable number then and now: now / then."""
+    c = claims.copy()
+    c["then_value"] = pd.to_numeric(c["then_value"], errors="coerce")
+    c["now_value"] = pd.to_numeric(c["now_value"], errors="coerce")
+    c = c[(c["then_value"] > 0) & (c["now_value"] > 0)].copy()
+    c["now / then"] = c["now_value"] / c["then_value"]
+    c["label"] = c["id"] + c["scope"].map(lambda s: f" ({s})" if s else "")
+    return c
+
+
+def plot_ratios(claims: pd.DataFrame):
+    """Then vs now: today's comparable number over the post's, one row per claim (log scale);
+    colour = outcome, one marker per machine."""
+    r = ratios(claims)
+    labels = list(dict.fromkeys(r["label"]))
+    fig, ax = plt.subplots(figsize=(9, 0.32 * max(4, len(labels)) + 1.3), layout="constrained")
+    if r.empty:
+        ax.text(0.5, 0.5, "no claim has a number both then and now yet\n(run an experiment, or import results)",
+                ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    machines = list(dict.fromkeys(r["machine"]))
+    markers = ["o", "s", "^", "D", "v", "P", "X"]
+    y = {lab: i for i, lab in enumerate(labels)}
+    for k, m in enumerate(machines):
+        sub = r[r["machine"] == m]
+        off = (k - (len(machines) - 1) / 2) * 0.18
+        ax.scatter(sub["now / then"], sub["label"].map(y) + off, c=sub["outcome"].map(COLOURS), s=40,
+                   marker=markers[k % len(markers)], edgecolors="black", linewidths=0.4, zorder=3)
+    ax.axvline(1, color="black", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("now / then (log): 1 = the post's figure reproduced")
+    handles = [plt.Line2D([], [], ls="", marker="o", color=COLOURS[s], label=s) for s in (HOLDS, FAILS)]
+    if len(machines) > 1:
+        handles += [plt.Line2D([], [], ls="", marker=markers[k % len(markers)], color="grey", label=m)
+                    for k, m in enumerate(machines)]
+    fig.legend(handles=handles, loc="outside upper center", ncol=min(4, len(handles)), fontsize=8)
+    return fig
