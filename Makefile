@@ -17,13 +17,22 @@ C_BINS    := $(patsubst c-src/%.c,build/c/%,$(C_SRCS))
 NB_SRCS   := $(wildcard notebooks/src/*.py)
 NB_IPYNB  := $(patsubst notebooks/src/%.py,notebooks/%.ipynb,$(NB_SRCS))
 
-.PHONY: all jar c venv notebooks test lab reports clean check-tools
-all: jar c venv
+.PHONY: all jar c venv notebooks test lab reports clean
 
-check-tools:
-	@command -v $(JAVAC) >/dev/null 2>&1 || { echo "make: javac not found: install a JDK 17 (Debian: apt-get install openjdk-17-jdk-headless) or set JAVA_HOME"; exit 1; }
-	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found: install Python >= 3.10 (Debian: apt-get install python3 python3-venv)"; exit 1; }
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "make: $(PYTHON) is older than 3.10: install Python >= 3.10 or run make PYTHON=python3.11"; exit 1; }
+# The tools a build needs, checked before anything runs: one line saying what to install.
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+ifeq ($(shell command -v $(JAVAC) 2>/dev/null),)
+$(error javac not found: install a JDK 17 (Debian: apt-get install openjdk-17-jdk-headless) or set JAVA_HOME)
+endif
+ifeq ($(shell command -v $(PYTHON) 2>/dev/null),)
+$(error $(PYTHON) not found: install Python >= 3.10 (Debian: apt-get install python3 python3-venv))
+endif
+ifneq ($(shell $(PYTHON) -c 'import sys; print(int(sys.version_info >= (3, 10)))' 2>/dev/null),1)
+$(error $(PYTHON) is older than 3.10: install Python >= 3.10, or run make PYTHON=python3.11)
+endif
+endif
+
+all: jar c venv
 
 # Third-party jars (JOL, JCTools, HdrHistogram) from Maven Central, listed in pom.xml.
 build/lib/.stamp: pom.xml
@@ -33,7 +42,7 @@ build/lib/.stamp: pom.xml
 	@touch $@
 
 jar: build/mechsym.jar
-build/mechsym.jar: $(JAVA_SRCS) build/lib/.stamp | check-tools
+build/mechsym.jar: $(JAVA_SRCS) build/lib/.stamp
 	@rm -rf build/classes && mkdir -p build/classes
 	$(JAVAC) --release 17 -Xlint:all,-options,-processing,-removal,-serial -d build/classes -cp 'build/lib/*' $(JAVA_SRCS)
 	$(JAR) cf $@ -C build/classes .
@@ -45,7 +54,7 @@ build/c/%: c-src/%.c $(wildcard c-src/*.h)
 	$(CC) -O2 -pthread -Wall -Wextra -Werror -o $@ $<
 
 venv: $(VENV)/.stamp
-$(VENV)/.stamp: pyproject.toml | check-tools
+$(VENV)/.stamp: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
 	$(VPY) -m pip install -q -e .

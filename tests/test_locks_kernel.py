@@ -105,3 +105,38 @@ def test_jpype_call_overhead_is_under_a_millisecond():
         overheads.append(wall - ns / 1e9)
     # includes starting and joining one Java thread, which is the kernel's, not the bridge's
     assert statistics.median(overheads) < 1e-3, overheads
+
+
+@pytest.mark.parametrize("workers", ["fresh", "reused"])
+def test_failed_counter_check_reports_no_number(workers):
+    r = java_kernel(KERNEL, "--threads=2", "--iterations=1000", "--warmup-iterations=1000", f"--workers={workers}",
+                    "--fault=drop-one")
+    assert r.returncode == 3
+    assert r.stdout == ""
+    assert "CHECK FAILED: " in r.stderr and "expected 1000" in r.stderr.splitlines()[-1]
+
+
+def test_sweep_stores_nothing_from_a_fork_that_failed_its_check(results_dir):
+    import types
+
+    from mechsym import MechsymError, store, sweep
+
+    jdk = discover()[0]
+
+    def cells(preset, topo, jdks):
+        base = {"lock": "monitor", "threads": 2, "iterations": 1000, "warmup-iterations": 1000, "runs": 1}
+        return [sweep.Cell("good", KERNEL, params=base, jdk=jdk, forks=1),
+                sweep.Cell("bad", KERNEL, params={**base, "fault": "drop-one"}, jdk=jdk, forks=2)]
+
+    module = types.SimpleNamespace(NAME="faulty", cells=cells)
+    meta = sweep.execute(module, "smoke", progress=False)
+    assert [f["kind"] for f in meta["failures"]] == ["check-failed", "check-failed"]
+    df = store.load("faulty")
+    assert set(df["variant"]) == {"good"}
+
+    def only_bad(preset, topo, jdks):
+        return cells(preset, topo, jdks)[1:]
+
+    with pytest.raises(MechsymError, match="every fork failed; nothing stored"):
+        sweep.execute(types.SimpleNamespace(NAME="faulty", cells=only_bad), "smoke", progress=False)
+    assert len(store.runs("faulty")) == 1

@@ -91,4 +91,6 @@ def unavailable(df: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame()
     u = df[df["status"] == "unavailable"]
     cols = [c for c in ("variant", "jdk", "threads", "warmup_policy", "workers", "coarsening", "note") if c in u]
+    if "machine" in u and u["machine"].nunique() > 1:  # MACHINE = "all"
+        cols.insert(0, "machine")
     return u[cols].drop_duplicates().reset_index(drop=True)

@@ -268,12 +268,12 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
         raise
     meta["end"] = store.now_utc()
     meta["seconds"] = round(time.monotonic() - started, 1)
+    if not any((f["status"] == "ok").any() for f in frames):
+        first = meta["failures"][0]["message"] if meta["failures"] else "no cell could run here"
+        raise MechsymError(f"{name}: every fork failed; nothing stored (first failure: {first})")
     rows = _tidy(frames)
     meta["rows"] = len(rows)
     if store_results:
-        if not (rows["status"] == "ok").any():
-            raise MechsymError(f"{name}: every fork failed; nothing stored (first failure: "
-                               f"{meta['failures'][0]['message'] if meta['failures'] else 'none'})")
         meta["json"] = str(store.save(name, rows, meta, root=results_root))
     meta["frame"] = rows
     return meta

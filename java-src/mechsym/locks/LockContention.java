@@ -44,7 +44,7 @@ import mechsym.common.Kernels;
  *   <li>{@code stamped}: {@code StampedLock} write lock (JDK 8). Not in the posts.</li>
  * </ul>
  *
- * <p>Warm-up ({@code --warmup}): {@code single} is the first post's one warm-up
+ * <p>Warm-up ({@code --warmup-policy}): {@code single} is the first post's one warm-up
  * run of the full iteration count; {@code short} is the second post's ten runs
  * of 100,000 iterations ({@code --warmup-iterations}). Warm-up runs are
  * reported too, marked {@code warmup=true}.
@@ -68,7 +68,7 @@ import mechsym.common.Kernels;
  * <p>How to run and what you should see:
  * <pre>
  *   java -XX:+UseBiasedLocking -XX:BiasedLockingStartupDelay=0 -cp build/mechsym.jar \
- *        mechsym.locks.LockContention --lock=monitor --threads=1 --iterations=100000000 --warmup=short
+ *        mechsym.locks.LockContention --lock=monitor --threads=1 --iterations=100000000 --warmup-policy=short --workers=reused
  * </pre>
  * prints CSV (iteration, warmup, metric, value, unit) with {@code throughput}
  * in ops/s and {@code duration} in ns per run. On JDK 17, biased
@@ -80,6 +80,9 @@ public final class LockContention {
     public static final List<String> LOCKS = List.of("monitor", "reentrant", "atomic", "stamped");
     public static final List<String> WARMUPS = List.of("single", "short");
     public static final List<String> WORKERS = List.of("fresh", "reused");
+    /** Test-only fault injection: "drop-one" makes the first worker skip one increment, so the check must fail. */
+    public static final List<String> FAULTS = List.of("none", "drop-one");
+    private static volatile boolean dropOne;
 
     /** Allocated when the class initialises, as in the post (see class comment). */
     private static final Object MONITOR = new Object();
@@ -93,7 +96,7 @@ public final class LockContention {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"lock=monitor", "threads=1", "iterations=50000000", "warmup=short",
+        return new String[] {"lock=monitor", "threads=1", "iterations=50000000", "warmup-policy=short",
                              "runs=1", "warmup-iterations=100000", "workers=fresh", "pin="};
     }
 
@@ -113,11 +116,12 @@ public final class LockContention {
         final String lock = args.choice("lock", "monitor", LOCKS);
         final int threads = args.intValue("threads", 1, 1, 4096);
         final long iterations = args.longValue("iterations", 50_000_000L, 1, Long.MAX_VALUE / 2);
-        final String warmup = args.choice("warmup", "short", WARMUPS);
+        final String warmup = args.choice("warmup-policy", "short", WARMUPS);
         final int runs = args.intValue("runs", 1, 1, 1_000_000);
         final long warmupIterations = args.longValue("warmup-iterations", 100_000L, 1, Long.MAX_VALUE / 2);
         final String workers = args.choice("workers", "fresh", WORKERS);
         final int[] pin = args.cpuList("pin");
+        dropOne = args.choice("fault", "none", FAULTS).equals("drop-one");
         args.finish();
 
         final String biased = vmOption("UseBiasedLocking");
@@ -286,7 +290,8 @@ public final class LockContention {
         CheckFailed.require(checkFailure[0] == null, checkFailure[0]);
     }
 
-    private static void increment(final String lock, final long n) {
+    private static void increment(final String lock, final long count) {
+        final long n = dropOne && Thread.currentThread().getName().equals("lock-contention-0") ? count - 1 : count;
         switch (lock) {
             case "monitor": monitorInc(n); break;
             case "reentrant": reentrantInc(n); break;
