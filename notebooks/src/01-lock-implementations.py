@@ -121,8 +121,10 @@ verdicts.styled(exp.notebook_verdicts(df, "01-lock-implementations"))
 #   contended monitors spin adaptively before parking.
 # - **The JIT.** C2 *coarsens* locks: the `synchronized` block of an unrolled loop is taken once for several
 #   iterations (`-XX:+EliminateLocks`, on by default). One thread through a monitor then measures mostly the loop,
-#   which is why today's un-contended monitor can beat `ReentrantLock` and even `AtomicLong`; notebook 02 turns
-#   coarsening off to see the lock itself.
+#   which is why an un-contended monitor can beat `ReentrantLock` and even `AtomicLong`; notebook 02 turns
+#   coarsening off to see the lock itself. Under contention the same coarsening lets one thread keep the monitor for
+#   a long burst of iterations while the others wait, so a "contended" monitor can run nearly as fast as an
+#   un-contended one: look at the spread of the dots, which is the scheduler's doing as much as the lock's.
 # - **The hardware.** The posts ran on 4-8 core Nehalem, Westmere and Sandy Bridge machines, one Fedora 15 box each.
 #   The machine above may have 2 vCPUs under a hypervisor: at 3+ threads, the threads then time-slice on the CPUs, so
 #   "contention" there is partly the scheduler's.

@@ -86,11 +86,12 @@ def this_machine() -> pd.DataFrame:
 
 
 def unavailable(df: pd.DataFrame) -> pd.DataFrame:
-    """The cells that could not run here, with the reason."""
+    """The cells that could not run here: per variant and JDK, the reason and how many cells."""
     if "status" not in df:
         return pd.DataFrame()
     u = df[df["status"] == "unavailable"]
-    cols = [c for c in ("variant", "jdk", "threads", "warmup_policy", "workers", "coarsening", "note") if c in u]
-    if "machine" in u and u["machine"].nunique() > 1:  # MACHINE = "all"
-        cols.insert(0, "machine")
-    return u[cols].drop_duplicates().reset_index(drop=True)
+    if u.empty:
+        return pd.DataFrame({"note": ["every cell of this sweep ran on this machine"]})
+    keys = [c for c in ("machine", "variant", "jdk", "placement") if c in u and u[c].notna().any()]
+    return (u.groupby(keys + ["note"], dropna=False).size().rename("cells").reset_index()
+            .rename(columns={"note": "why"}))
