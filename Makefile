@@ -10,6 +10,7 @@ JAR    := $(if $(JAVA_HOME),$(JAVA_HOME)/bin/jar,jar)
 MVN    ?= mvn
 CC     ?= gcc
 PRESET ?= stored
+MACHINE ?=
 
 JAVA_SRCS := $(shell find java-src -name '*.java' 2>/dev/null)
 C_SRCS    := $(wildcard c-src/*.c)
@@ -74,7 +75,7 @@ lab: all
 
 # HTML reports from stored results (make reports PRESET=standard re-runs).
 reports: all
-	$(VENV)/bin/mechsym reports --preset $(PRESET)
+	$(VENV)/bin/mechsym reports --preset $(PRESET) $(if $(MACHINE),--machine $(MACHINE))
 
 clean:
 	rm -rf build reports

@@ -49,5 +49,6 @@ def test_notebook_runs_at_smoke_and_exports(nb, results_dir, artifacts, tmp_path
     to_html(out, html)
     text = html.read_text()
     assert "data:image/png;base64" in text and "Verdicts" in text
-    # the smoke run was stored in the private store, not in data/results
-    assert list(results_dir.rglob("*.json"))
+    # the smoke run was stored in the private store, not in data/results (the overview runs nothing itself)
+    if nb.stem != "00-overview":
+        assert list(results_dir.rglob("*.json"))

@@ -219,7 +219,7 @@ def test_reports_are_written_and_self_contained(built):
     assert "data:image/png;base64" in overview
 
 
-def test_index_and_a_notebook_open_in_chromium(built, chromium, artifacts):
+def test_index_and_a_notebook_open_in_chromium(chromium, built, artifacts):
     out, _, _ = built
     b = Browser(chromium)
     try:

@@ -62,6 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mechsym: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `mechsym verdicts | head`
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _dispatch(args) -> int:

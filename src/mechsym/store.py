@@ -79,10 +79,21 @@ def machine_info(topo: Topology | None = None) -> dict:
         "sockets": topo.sockets,
         "smt": topo.smt,
         "memory_bytes": _mem_bytes(),
+        "cpu_mhz": _cpu_mhz(),
         "kernel": platform.release(),
         "os": platform.platform(),
         "python": platform.python_version(),
     }
+
+
+def _cpu_mhz() -> float | None:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("cpu MHz"):
+                return float(line.split(":", 1)[1])
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def now_utc() -> str:

@@ -77,7 +77,11 @@ def table(verdicts: list[Verdict]) -> pd.DataFrame:
 
 def styled(verdicts: list[Verdict]):
     """The verdict table for a notebook: colour per outcome."""
-    df = table(verdicts)[["claim", "then", "now", "holds on this machine?", "why", "how tested"]]
+    full = table(verdicts)
+    cols = ["claim", "then", "now", "holds on this machine?", "why", "how tested"]
+    if full["machine"].nunique() > 1:
+        cols = ["machine"] + cols
+    df = full[cols]
     colours = {HOLDS: "background-color: #d8f0d8", FAILS: "background-color: #f6d5d5",
                UNMEASURABLE: "background-color: #eeeeee"}
     return (df.style.map(lambda v: colours.get(v, ""), subset=["holds on this machine?"])

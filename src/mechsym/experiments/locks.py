@@ -349,6 +349,18 @@ def cpu_ghz() -> float | None:
     return None
 
 
+def _clock_ghz(df: pd.DataFrame, machine: str) -> float | None:
+    """The CPU clock of the machine the results come from: its run metadata, or this machine's own /proc/cpuinfo."""
+    ids = set(df["run_id"].unique()) if "run_id" in df else set()
+    try:
+        for meta in store.runs(NAME, machine or None, include_incomplete=True):
+            if meta["run_id"] in ids and meta.get("machine", {}).get("cpu_mhz"):
+                return float(meta["machine"]["cpu_mhz"]) / 1000
+    except Exception:  # no store, or an unknown machine: fall back to this machine only
+        pass
+    return cpu_ghz() if machine in ("", store.machine_id()) else None
+
+
 def verdicts(df: pd.DataFrame) -> list[Verdict]:
     """One verdict per claim (per JDK where biased locking is not the subject), per machine when several."""
     if len(_machines(df)) > 1:
@@ -439,15 +451,14 @@ def verdicts(df: pd.DataFrame) -> list[Verdict]:
     c = CLAIM["locks.biased-4-5-cycles"]
     if biased_jdks:
         b = _median(why, jdk=biased_jdks[0], grid="why", variant="monitor-biased", workers="reused", coarsening="off")
-        # the clock is read here, so only for this machine's own results (an imported machine's is not recorded)
-        ghz = cpu_ghz() if machine in ("", store.machine_id()) else None
+        ghz = _clock_ghz(df, machine)
         if b and ghz:
             cycles = 1e9 / b * ghz
-            out.append(judge(c, cycles <= 5, f"JDK {biased_jdks[0]}: {1e9 / b:.2f} ns = {cycles:.1f} cycles at {ghz:.2f} GHz "
+            out.append(judge(c, cycles <= 5, f"JDK {biased_jdks[0]}: {1e9 / b:.2f} ns = {cycles:.1f} cycles at the nominal {ghz:.2f} GHz "
                              "for lock + increment + unlock", then_value=4.5, now_value=cycles, machine=machine))
         else:
-            out.append(unmeasurable(c, "no same-thread biased cell, or the CPU clock of this machine's results unknown "
-                                       "(read from /proc/cpuinfo, so only for the machine the notebook runs on)", machine))
+            out.append(unmeasurable(c, "no same-thread biased cell, or the CPU clock of these results is not recorded "
+                                       "(runs stored before cpu_mhz was recorded can only be judged on their own machine)", machine))
     else:
         out.append(unmeasurable(c, "no JDK here has biased locking", machine))
     out.append(biased_claim("locks.startup-delay-matters",
