@@ -134,6 +134,8 @@ def test_cells_cover_methods_regimes_and_dd(monkeypatch):
     assert regimes == {"page-cache", "evicted"}
     java = [c for c in cells if c.kernel == seqio.KERNEL]
     assert {c.variant for c in java} == set(seqio.METHODS)
+    assert {c.labels["regime"] for c in java if c.variant == "buffered-stream-biased"} == {"page-cache"}
+    assert all(c.flags == seqio.BIASED for c in java if c.variant == "buffered-stream-biased")
     assert len({c.jdk for c in java}) == 1  # standard: one JDK
     assert {(c.labels["regime"], c.variant) for c in cells if c.kernel == "dd"} == \
         {("page-cache", "dd"), ("page-cache", "dd-cached"), ("evicted", "dd")}
@@ -169,7 +171,7 @@ def test_smoke_run_is_stored_with_the_sweep_columns(smoke_run):
         assert col in df.columns, col
     ok = df[df["status"] == "ok"]
     t = seqio.throughput(df)
-    assert set(t["variant"]) == set(seqio.METHODS) | set(seqio.DD)
+    assert set(seqio.POST_METHODS) | {"channel-direct"} | set(seqio.DD) <= set(t["variant"]) <= set(seqio.METHODS) | set(seqio.DD)
     assert (t["value"] > 0).all() and set(t["unit"]) == {"MB/s"}
     assert ok[ok["metric"] == "evict_resident"]["value"].max() < 0.01
     assert not list((root / "scratch").glob("*")) if (root / "scratch").exists() else True
@@ -237,3 +239,17 @@ def test_a_signal_to_the_cli_removes_the_scratch_file(scratch, results_dir, sig)
     out, err = p.communicate(timeout=60)
     assert p.returncode != 0
     assert not scratch.exists(), list(scratch.rglob("*"))
+
+
+def test_dd_source_is_the_kernels_data(tmp_path):
+    import numpy as np
+
+    from mechsym import bridge
+
+    f = tmp_path / "src.dat"
+    seqio.write_pattern(f, 300 * 4096, seed=7)
+    data = np.frombuffer(f.read_bytes(), dtype=np.int8)
+    checksum = int(data.astype(np.int64).sum())
+    checksum = (checksum + 2**31) % 2**32 - 2**31  # Java int arithmetic
+    assert checksum == int(bridge.kernel(seqio.KERNEL).expectedChecksum(300 * 4096, 7))
+    assert data.any()

@@ -116,6 +116,8 @@ def _dispatch(args) -> int:
             raise MechsymError(f"{args.experiment}: no stored results; run `mechsym run {args.experiment}` first")
         ok = df[(df["status"] == "ok") & (~df["warmup"].astype(bool))]
         keys = [c for c in ("machine", "jdk", "variant") if c in ok]
+        keys += [c for c in ("regime", "placement", "grid", "warmup_policy", "workers", "coarsening", "options", "threads")
+                 if c in ok and ok[c].nunique() > 1]
         with pd.option_context("display.width", 200, "display.max_rows", 500):
             print(ok.groupby(keys + ["metric", "unit"])["value"].agg(["median", "min", "max", "count"]).to_string())
         return 0

@@ -223,15 +223,23 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
     try:
         with ctx, tqdm(total=total, desc=f"{name} [{preset}]", unit="fork", disable=not progress,
                        file=sys.stderr, dynamic_ncols=True) as bar:
+            started = time.monotonic()  # after the bench lock: waiting for another sweep is not this run's time
+            # Unavailable cells first (nothing runs), then the forks round-robin over the cells (fork 0 of every
+            # cell, then fork 1, ...), so a burst of background load spreads over many cells instead of one.
             for cell in cells:
-                cols = cell.columns()
                 if cell.unavailable:
+                    cols = cell.columns()
                     meta["unavailable"].append({**cols, "reason": cell.unavailable})
                     frames.append(pd.DataFrame([{"experiment": name, **cols, "fork": -1, "iteration": -1, "warmup": False,
                                                  "metric": "", "value": float("nan"), "unit": "",
                                                  "status": "unavailable", "note": cell.unavailable}]))
-                    continue
-                for fork in range(cell.forks):
+            runnable = [c for c in cells if not c.unavailable]
+            rounds = max((c.forks for c in runnable), default=0)
+            for fork in range(rounds):
+                for cell in runnable:
+                    if fork >= cell.forks:
+                        continue
+                    cols = cell.columns()
                     bar.set_postfix_str(f"{cell.variant} {_short(cell)} fork {fork + 1}/{cell.forks}", refresh=False)
                     launch = cell.launch()
                     meta["commands"].append(launch.command_line)

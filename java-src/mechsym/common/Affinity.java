@@ -37,7 +37,7 @@ public final class Affinity {
                 .redirectErrorStream(true).start();
             final String output = new String(p.getInputStream().readAllBytes());
             if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new BadArgument("--pin: taskset could not pin thread " + tid + " to CPU " + cpu + ": " + output.trim());
+                throw new BadArgument("--pin: taskset could not pin thread " + tid + " to CPU " + cpu + ": " + output.trim().replace('\n', ' '));
             }
         } catch (IOException e) {
             throw new BadArgument("--pin: taskset is not available (" + e.getMessage() + "); run without --pin");

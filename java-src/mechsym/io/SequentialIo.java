@@ -1,0 +1,539 @@
+package mechsym.io;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.BufferedReader;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.RandomAccessFile;
+import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import mechsym.common.Args;
+import mechsym.common.BadArgument;
+import mechsym.common.CheckFailed;
+import mechsym.common.Csv;
+import mechsym.common.Kernels;
+
+/**
+ * Sequential writes and reads of a pre-allocated file, by the means Java offers.
+ *
+ * <p>The claim under test ("Java Sequential IO Performance", 2011-12-26,
+ * Martin Thompson): the ways Java writes and reads a file sequentially are
+ * "not even remotely equal". On a 400MB file that fits the page cache,
+ * {@code RandomAccessFile} with a page-sized {@code byte[]} and an NIO
+ * {@code FileChannel} with a page-sized {@code ByteBuffer} read fastest
+ * (~1.4-1.5 GB/s), memory-mapped files win some writes, and buffered streams
+ * lag; on an 8GB file (8GB of RAM) the page cache cannot hold the file and
+ * every method falls to roughly the SSD's speed.
+ *
+ * <p>Methods, by name ({@code --method}), as the post's four test cases plus one:
+ * <ul>
+ *   <li>{@code random-access-file}: {@code RandomAccessFile}, a 4 KiB
+ *       {@code byte[]} filled byte by byte, written/read one page per call
+ *       (the post's "RandomAccessFile").</li>
+ *   <li>{@code buffered-stream}: {@code BufferedOutputStream} /
+ *       {@code BufferedInputStream} (default 8 KiB buffer), one byte per call
+ *       (the post's "BufferedStreamFile").</li>
+ *   <li>{@code channel-heap}: {@code FileChannel} with a 4 KiB heap
+ *       {@code ByteBuffer}, one {@code put}/{@code get} per byte (the post's
+ *       "BufferedChannelFile").</li>
+ *   <li>{@code channel-direct}: the same with {@code ByteBuffer.allocateDirect}.
+ *       Not in the post.</li>
+ *   <li>{@code mapped}: {@code FileChannel.map} windows of at most
+ *       {@code --window} bytes (default 2 GiB - 4 KiB), re-mapped when one is
+ *       used up, one {@code put}/{@code get} per byte (the post's
+ *       "MemoryMappedFile").</li>
+ * </ul>
+ *
+ * <p>Each pass writes the whole file, then reads it back; the timed region of
+ * a phase runs from opening the file to closing it, as in the post.
+ * {@code --passes} passes (5, as the post) in one JVM, so that warm-up shows;
+ * the first {@code --warmup-passes} are reported with {@code warmup=true}.
+ *
+ * <p>Changes from the post's code, all deliberate:
+ * <ul>
+ *   <li>The data: byte {@code i} of the file is {@code (byte)((i & 0x7F) + salt)},
+ *       where {@code salt} is a hash of the page number and a per-pass seed
+ *       (the post wrote {@code (byte) i}, the same bytes every pass). Each
+ *       method still does one add per byte for its checksum, as the post, but
+ *       the checksum now differs from pass to pass, so a read that returned
+ *       an earlier pass's data (or zeros, or a short file) fails the check.
+ *       Both the written and the read checksum must equal the one computed
+ *       from the pattern; otherwise the kernel exits with code 3 and prints
+ *       no number at all. The byte count read must equal the file size.</li>
+ *   <li>{@code buffered-stream} writes through a {@code FileOutputStream} on a
+ *       {@code RandomAccessFile}'s descriptor, so the pre-allocated file is
+ *       overwritten in place; the post's {@code new FileOutputStream(name)}
+ *       truncated it to zero first, so its stream writes also re-allocated
+ *       the file's blocks.</li>
+ *   <li>{@code mapped} unmaps every window when it is done with it (through
+ *       {@code sun.misc.Unsafe.invokeCleaner}, inside the timed region)
+ *       instead of leaving that to the garbage collector: a page still mapped
+ *       cannot be evicted from the page cache between passes.</li>
+ *   <li>{@code --sync=true} makes every write phase end with the data on the
+ *       device ({@code force}/{@code fsync} inside the timed region), like
+ *       {@code dd conv=fdatasync}: this is how the bench reproduces the post's
+ *       "file larger than memory" regime, where dirty-page writeback throttled
+ *       the writer to the device's speed, without writing a file larger than
+ *       RAM.</li>
+ *   <li>{@code --evict=ask}: before every timed phase the kernel closes
+ *       everything, prints {@code seqio: evict before <phase> pass <n>} on
+ *       stderr and waits for one line on stdin. The Python driver
+ *       ({@code mechsym.experiments.seqio}) then syncs the file and drops its
+ *       pages from the page cache ({@code posix_fadvise(DONTNEED)}), so the
+ *       phase starts with a cold cache; eviction is never in the timed
+ *       region. {@code --evict=none} (the default) never waits.</li>
+ *   <li>{@code System.nanoTime} instead of {@code currentTimeMillis}.</li>
+ * </ul>
+ *
+ * <p>The file: {@code --file} must not exist unless {@code --preallocate=false}
+ * (then it must exist with exactly {@code --size} bytes). With
+ * {@code --preallocate=true} the kernel creates it by writing zero pages
+ * (untimed, synced, as the post's {@code preallocateTestFile}) and deletes it
+ * when it finishes, whatever happens; it never deletes a file it did not
+ * create, and it writes nothing but that file.
+ *
+ * <p>How to run and what you should see:
+ * <pre>
+ *   java -cp build/mechsym.jar mechsym.io.SequentialIo --method=channel-heap \
+ *        --file=/tmp/seqio.dat --size=409600000 --passes=5
+ * </pre>
+ * prints CSV (method, sync, evict, size_bytes, iteration, warmup, metric,
+ * value, unit) with {@code write_throughput}/{@code read_throughput} in MB/s
+ * (10^6 bytes per second) and {@code write_duration}/{@code read_duration}
+ * in ns, one row each per pass. From the page cache, {@code random-access-file}
+ * and the channels should read at several GB/s and {@code buffered-stream}
+ * several times slower; with {@code --sync=true --evict=ask} (driven by the
+ * bench) every method should sit near the device's own speed.
+ */
+public final class SequentialIo {
+    public static final int PAGE_SIZE = 4096;
+    public static final int PAGE_SHIFT = 12;
+    public static final long PAGE_MASK = PAGE_SIZE - 1;
+    /** The largest page multiple a MappedByteBuffer can hold. */
+    public static final long MAX_WINDOW = (Integer.MAX_VALUE / PAGE_SIZE) * (long) PAGE_SIZE;
+    public static final List<String> METHODS =
+        List.of("random-access-file", "buffered-stream", "channel-heap", "channel-direct", "mapped");
+    public static final List<String> EVICTS = List.of("none", "ask");
+    public static final List<String> BOOLEANS = List.of("false", "true");
+    private static final int[] PAGE_SUMS = pageSums();
+
+    private SequentialIo() {
+    }
+
+    /** The kernel's defaults, for the Python bench (read through JPype). */
+    public static String[] defaults() {
+        return new String[] {"method=random-access-file", "size=409600000", "passes=5", "warmup-passes=1",
+                             "sync=false", "evict=none", "window=" + MAX_WINDOW, "preallocate=true", "seed=1"};
+    }
+
+    public static String[] methods() {
+        return METHODS.toArray(new String[0]);
+    }
+
+    public static void main(final String[] argv) {
+        Kernels.main("SequentialIo", argv, SequentialIo::run);
+    }
+
+    private static void run(final Args args) throws Exception {
+        final String method = args.choice("method", "random-access-file", METHODS);
+        final String fileArg = args.string("file", null);
+        final long size = args.longValue("size", 409_600_000L, PAGE_SIZE, Long.MAX_VALUE / 2);
+        final int passes = args.intValue("passes", 5, 1, 1000);
+        final int warmupPasses = args.intValue("warmup-passes", 1, 0, 1000);
+        final boolean sync = Boolean.parseBoolean(args.choice("sync", "false", BOOLEANS));
+        final String evict = args.choice("evict", "none", EVICTS);
+        final long window = args.longValue("window", MAX_WINDOW, PAGE_SIZE, MAX_WINDOW);
+        final boolean preallocate = Boolean.parseBoolean(args.choice("preallocate", "true", BOOLEANS));
+        final long seed = args.longValue("seed", 1, 0, Integer.MAX_VALUE);
+        args.finish();
+        if (fileArg == null || fileArg.isEmpty()) {
+            throw new BadArgument("--file: required (the scratch file to write and read, e.g. --file=/tmp/seqio.dat)");
+        }
+        if (size % PAGE_SIZE != 0) {
+            throw new BadArgument("--size=" + size + ": must be a multiple of the page size " + PAGE_SIZE);
+        }
+        if (window % PAGE_SIZE != 0) {
+            throw new BadArgument("--window=" + window + ": must be a multiple of the page size " + PAGE_SIZE);
+        }
+        final Path file = Path.of(fileArg).toAbsolutePath();
+        final Path dir = file.getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw new BadArgument("--file=" + fileArg + ": its directory does not exist");
+        }
+        if (preallocate && Files.exists(file)) {
+            throw new BadArgument("--file=" + fileArg + ": already exists; the kernel only creates (and later deletes) "
+                + "a file of its own, or reuses one with --preallocate=false");
+        }
+        if (!preallocate && (!Files.isRegularFile(file) || Files.size(file) != size)) {
+            throw new BadArgument("--file=" + fileArg + ": with --preallocate=false it must be an existing file of exactly "
+                + size + " bytes");
+        }
+        if (preallocate) {
+            final long free = Files.getFileStore(dir).getUsableSpace();
+            final long margin = Math.max(256L << 20, size / 20);
+            if (free < size + margin) {
+                throw new BadArgument("--size=" + size + ": needs " + (size + margin) + " bytes free in " + dir
+                    + " (file + margin), only " + free + " free");
+            }
+        }
+
+        final BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        final Csv csv = new Csv("method", "sync", "evict", "size_bytes");
+        final List<String> extra = List.of(method, Boolean.toString(sync), evict, Long.toString(size));
+        boolean created = false;
+        try {
+            if (preallocate) {
+                created = true;
+                // Ctrl-C skips finally blocks but runs shutdown hooks.
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                    try {
+                        Files.deleteIfExists(file);
+                    } catch (IOException e) {
+                        System.err.println("SequentialIo: could not delete " + file + ": " + e.getMessage());
+                    }
+                }, "seqio-cleanup"));
+                preallocate(file, size);
+            }
+            long previous = Long.MIN_VALUE;
+            long passSeed = seed;
+            for (int pass = 0; pass < passes; pass++) {
+                // A pass whose expected checksum equals the previous pass's could
+                // not tell stale data from fresh: move the seed on until it differs.
+                while (expectedChecksum(size, passSeed) == previous) {
+                    passSeed++;
+                }
+                final int expected = expectedChecksum(size, passSeed);
+                previous = expected;
+
+                awaitEviction(evict, stdin, "write", pass);
+                System.gc();
+                long start = System.nanoTime();
+                final int written = write(method, file, size, passSeed, window, sync);
+                final long writeNs = System.nanoTime() - start;
+                CheckFailed.require(written == expected, method + " pass " + pass + ": checksum written " + written
+                    + " differs from the pattern's " + expected);
+
+                awaitEviction(evict, stdin, "read", pass);
+                System.gc();
+                start = System.nanoTime();
+                final int read = read(method, file, size, window);
+                final long readNs = System.nanoTime() - start;
+                CheckFailed.require(read == expected, method + " pass " + pass + ": checksum read " + read
+                    + " differs from the one written " + expected);
+
+                final boolean warm = pass < warmupPasses;
+                csv.row(extra, pass, warm, "write_duration", writeNs, "ns");
+                csv.row(extra, pass, warm, "write_throughput", size * 1e3 / writeNs, "MB/s");
+                csv.row(extra, pass, warm, "read_duration", readNs, "ns");
+                csv.row(extra, pass, warm, "read_throughput", size * 1e3 / readNs, "MB/s");
+                passSeed++;
+            }
+        } finally {
+            if (created) {
+                Files.deleteIfExists(file);
+            }
+        }
+        csv.flush(System.out);
+    }
+
+    /** Waits for the driver to evict the file's pages (see class comment). */
+    private static void awaitEviction(final String evict, final BufferedReader stdin, final String phase, final int pass)
+            throws IOException {
+        if (!evict.equals("ask")) {
+            return;
+        }
+        System.err.println("seqio: evict before " + phase + " pass " + pass);
+        System.err.flush();
+        final String reply = stdin.readLine();
+        if (reply == null) {
+            throw new IllegalStateException("--evict=ask: stdin closed before the driver confirmed the eviction");
+        }
+    }
+
+    /** Zero pages, as the post's preallocateTestFile, then synced so the blocks exist on the device. */
+    static void preallocate(final Path file, final long size) throws IOException {
+        final byte[] blank = new byte[PAGE_SIZE];
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            for (long i = 0; i < size; i += PAGE_SIZE) {
+                f.write(blank, 0, PAGE_SIZE);
+            }
+            f.getFD().sync();
+        }
+    }
+
+    // ---------------------------------------------------------------- the data
+
+    /** The per-page salt: a hash of the page number and the pass's seed, 0..255. */
+    static int salt(final long page, final long seed) {
+        return (int) (((page + 1) * 0x9E3779B97F4A7C15L + seed * 0xC2B2AE3D27D4EB4FL) >>> 56);
+    }
+
+    /** Byte {@code i} of the file for {@code seed}. */
+    static byte patternByte(final long i, final long seed) {
+        return (byte) ((i & 0x7F) + salt(i >>> PAGE_SHIFT, seed));
+    }
+
+    private static int[] pageSums() {
+        final int[] sums = new int[256];
+        for (int s = 0; s < 256; s++) {
+            int sum = 0;
+            for (int k = 0; k < PAGE_SIZE; k++) {
+                sum += (byte) ((k & 0x7F) + s);
+            }
+            sums[s] = sum;
+        }
+        return sums;
+    }
+
+    /** The int checksum (sum of the signed bytes, wrapping) of the whole file for {@code seed}. */
+    public static int expectedChecksum(final long size, final long seed) {
+        int sum = 0;
+        final long pages = size >>> PAGE_SHIFT;
+        for (long p = 0; p < pages; p++) {
+            sum += PAGE_SUMS[salt(p, seed)];
+        }
+        return sum;
+    }
+
+    // ----------------------------------------------------------- the methods
+
+    /**
+     * Writes the whole pre-allocated file by {@code method}; returns the sum
+     * of the bytes written. Public so that the Python bench can call it in
+     * process through JPype.
+     */
+    public static int write(final String method, final Path file, final long size, final long seed,
+                            final long window, final boolean sync) throws IOException {
+        switch (method) {
+            case "random-access-file": return writeRandomAccessFile(file, size, seed, sync);
+            case "buffered-stream": return writeBufferedStream(file, size, seed, sync);
+            case "channel-heap": return writeChannel(file, size, seed, sync, ByteBuffer.allocate(PAGE_SIZE));
+            case "channel-direct": return writeChannel(file, size, seed, sync, ByteBuffer.allocateDirect(PAGE_SIZE));
+            case "mapped": return writeMapped(file, size, seed, window, sync);
+            default: throw new IllegalArgumentException("method '" + method + "': allowed " + String.join(", ", METHODS));
+        }
+    }
+
+    /** Reads the whole file by {@code method}; returns the sum of the bytes read. */
+    public static int read(final String method, final Path file, final long size, final long window)
+            throws IOException {
+        switch (method) {
+            case "random-access-file": return readRandomAccessFile(file, size);
+            case "buffered-stream": return readBufferedStream(file, size);
+            case "channel-heap": return readChannel(file, size, ByteBuffer.allocate(PAGE_SIZE));
+            case "channel-direct": return readChannel(file, size, ByteBuffer.allocateDirect(PAGE_SIZE));
+            case "mapped": return readMapped(file, size, window);
+            default: throw new IllegalArgumentException("method '" + method + "': allowed " + String.join(", ", METHODS));
+        }
+    }
+
+    private static int writeRandomAccessFile(final Path file, final long size, final long seed, final boolean sync)
+            throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            final byte[] buffer = new byte[PAGE_SIZE];
+            int pos = 0;
+            int checkSum = 0;
+            int salt = 0;
+            for (long i = 0; i < size; i++) {
+                if ((i & PAGE_MASK) == 0) {
+                    salt = salt(i >>> PAGE_SHIFT, seed);
+                }
+                final byte b = (byte) ((i & 0x7F) + salt);
+                checkSum += b;
+                buffer[pos++] = b;
+                if (PAGE_SIZE == pos) {
+                    f.write(buffer, 0, PAGE_SIZE);
+                    pos = 0;
+                }
+            }
+            if (sync) {
+                f.getFD().sync();
+            }
+            return checkSum;
+        }
+    }
+
+    private static int readRandomAccessFile(final Path file, final long size) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+            final byte[] buffer = new byte[PAGE_SIZE];
+            int checkSum = 0;
+            long total = 0;
+            int bytesRead;
+            while (-1 != (bytesRead = f.read(buffer))) {
+                for (int i = 0; i < bytesRead; i++) {
+                    checkSum += buffer[i];
+                }
+                total += bytesRead;
+            }
+            requireSize(total, size);
+            return checkSum;
+        }
+    }
+
+    private static int writeBufferedStream(final Path file, final long size, final long seed, final boolean sync)
+            throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw");
+             FileOutputStream fos = new FileOutputStream(f.getFD());
+             OutputStream out = new BufferedOutputStream(fos)) {
+            int checkSum = 0;
+            int salt = 0;
+            for (long i = 0; i < size; i++) {
+                if ((i & PAGE_MASK) == 0) {
+                    salt = salt(i >>> PAGE_SHIFT, seed);
+                }
+                final byte b = (byte) ((i & 0x7F) + salt);
+                checkSum += b;
+                out.write(b);
+            }
+            out.flush();
+            if (sync) {
+                fos.getFD().sync();
+            }
+            return checkSum;
+        }
+    }
+
+    private static int readBufferedStream(final Path file, final long size) throws IOException {
+        try (InputStream in = new BufferedInputStream(new FileInputStream(file.toFile()))) {
+            int checkSum = 0;
+            long total = 0;
+            int b;
+            while (-1 != (b = in.read())) {
+                checkSum += (byte) b;
+                total++;
+            }
+            requireSize(total, size);
+            return checkSum;
+        }
+    }
+
+    private static int writeChannel(final Path file, final long size, final long seed, final boolean sync,
+                                    final ByteBuffer buffer) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw"); FileChannel channel = f.getChannel()) {
+            int checkSum = 0;
+            int salt = 0;
+            for (long i = 0; i < size; i++) {
+                if ((i & PAGE_MASK) == 0) {
+                    salt = salt(i >>> PAGE_SHIFT, seed);
+                }
+                final byte b = (byte) ((i & 0x7F) + salt);
+                checkSum += b;
+                buffer.put(b);
+                if (!buffer.hasRemaining()) {
+                    buffer.flip();
+                    while (buffer.hasRemaining()) {
+                        channel.write(buffer);
+                    }
+                    buffer.clear();
+                }
+            }
+            if (sync) {
+                channel.force(false);
+            }
+            return checkSum;
+        }
+    }
+
+    private static int readChannel(final Path file, final long size, final ByteBuffer buffer) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r"); FileChannel channel = f.getChannel()) {
+            int checkSum = 0;
+            long total = 0;
+            while (-1 != channel.read(buffer)) {
+                buffer.flip();
+                total += buffer.remaining();
+                while (buffer.hasRemaining()) {
+                    checkSum += buffer.get();
+                }
+                buffer.clear();
+            }
+            requireSize(total, size);
+            return checkSum;
+        }
+    }
+
+    private static int writeMapped(final Path file, final long size, final long seed, final long window,
+                                   final boolean sync) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw"); FileChannel channel = f.getChannel()) {
+            MappedByteBuffer buffer = channel.map(FileChannel.MapMode.READ_WRITE, 0, Math.min(size, window));
+            int checkSum = 0;
+            int salt = 0;
+            for (long i = 0; i < size; i++) {
+                if (!buffer.hasRemaining()) {
+                    release(buffer, sync);
+                    buffer = channel.map(FileChannel.MapMode.READ_WRITE, i, Math.min(size - i, window));
+                }
+                if ((i & PAGE_MASK) == 0) {
+                    salt = salt(i >>> PAGE_SHIFT, seed);
+                }
+                final byte b = (byte) ((i & 0x7F) + salt);
+                checkSum += b;
+                buffer.put(b);
+            }
+            release(buffer, sync);
+            return checkSum;
+        }
+    }
+
+    private static int readMapped(final Path file, final long size, final long window) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r"); FileChannel channel = f.getChannel()) {
+            final long length = channel.size();
+            requireSize(length, size);
+            MappedByteBuffer buffer = channel.map(FileChannel.MapMode.READ_ONLY, 0, Math.min(length, window));
+            int checkSum = 0;
+            for (long i = 0; i < length; i++) {
+                if (!buffer.hasRemaining()) {
+                    release(buffer, false);
+                    buffer = channel.map(FileChannel.MapMode.READ_ONLY, i, Math.min(length - i, window));
+                }
+                checkSum += buffer.get();
+            }
+            release(buffer, false);
+            return checkSum;
+        }
+    }
+
+    private static void requireSize(final long actual, final long expected) {
+        CheckFailed.require(actual == expected, "read " + actual + " bytes, the file has " + expected);
+    }
+
+    // ------------------------------------------------------------- unmapping
+
+    private static final Object UNSAFE = unsafe();
+
+    private static Object unsafe() {
+        try {
+            final Class<?> c = Class.forName("sun.misc.Unsafe");
+            final Field f = c.getDeclaredField("theUnsafe");
+            f.setAccessible(true);
+            return f.get(null);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Forces (when asked) and unmaps a window now; falls back to the GC when Unsafe is not there. */
+    private static void release(final MappedByteBuffer buffer, final boolean force) {
+        if (force) {
+            buffer.force();
+        }
+        if (UNSAFE != null) {
+            try {
+                UNSAFE.getClass().getMethod("invokeCleaner", ByteBuffer.class).invoke(UNSAFE, buffer);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                // leave it to the garbage collector (System.gc() runs before every phase)
+            }
+        }
+    }
+}

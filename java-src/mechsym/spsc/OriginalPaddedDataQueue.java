@@ -1,0 +1,61 @@
+package mechsym.spsc;
+
+/**
+ * O2: {@link OriginalQueue} (O1) with a padded data buffer, as the post's
+ * "padded data original": the array gets {@link #PAD} extra slots on each end
+ * (2 x 16 = the post's 32 extra slots, skipping the first 16 on access), never
+ * used, so the slots in use share no cache line with the array header or with
+ * whatever the heap places right after the array.
+ */
+public final class OriginalPaddedDataQueue implements SpscQueue {
+    static final int PAD = 16;
+
+    private final int capacity;
+    private final int mask;
+    private final Object[] buffer;
+    private final OriginalQueue.PaddedAtomicLong tail = new OriginalQueue.PaddedAtomicLong();
+    private final OriginalQueue.PaddedAtomicLong head = new OriginalQueue.PaddedAtomicLong();
+    private final OriginalQueue.PaddedLong tailCache = new OriginalQueue.PaddedLong();
+    private final OriginalQueue.PaddedLong headCache = new OriginalQueue.PaddedLong();
+
+    public OriginalPaddedDataQueue(final int capacity) {
+        this.capacity = capacity;
+        this.mask = capacity - 1;
+        this.buffer = new Object[capacity + 2 * PAD];
+    }
+
+    @Override
+    public boolean offer(final Object e) {
+        final long currentTail = tail.get();
+        final long wrapPoint = currentTail - capacity;
+        if (headCache.value <= wrapPoint) {
+            headCache.value = head.get();
+            if (headCache.value <= wrapPoint) {
+                return false;
+            }
+        }
+        buffer[PAD + ((int) currentTail & mask)] = e;
+        tail.lazySet(currentTail + 1);
+        return true;
+    }
+
+    @Override
+    public Object poll() {
+        final long currentHead = head.get();
+        if (currentHead >= tailCache.value) {
+            tailCache.value = tail.get();
+            if (currentHead >= tailCache.value) {
+                return null;
+            }
+        }
+        final int index = PAD + ((int) currentHead & mask);
+        final Object e = buffer[index];
+        buffer[index] = null;
+        head.lazySet(currentHead + 1);
+        return e;
+    }
+
+    long padSum() {
+        return tail.sum() + head.sum() + tailCache.sum() + headCache.sum();
+    }
+}

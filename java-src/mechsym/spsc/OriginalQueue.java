@@ -1,0 +1,92 @@
+package mechsym.spsc;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * O1, the queue the post starts from (Martin Thompson's lock-free SPSC array
+ * queue, as the post summarises it): capacity a power of two and a mask
+ * instead of a modulo; the producer's {@code tail} and the consumer's
+ * {@code head} are {@link AtomicLong}s written with {@code lazySet} (an
+ * ordered store, no full fence); each side keeps a plain cached copy of the
+ * other side's counter ({@code headCache} for the producer, {@code tailCache}
+ * for the consumer) and reads the other side's volatile counter only when the
+ * cache says full/empty; the four counters live in separate holder objects
+ * padded with seven longs after the value, so padding is on one side only and
+ * the holders rely on being allocated next to each other (the post's first
+ * complaint).
+ */
+public final class OriginalQueue implements SpscQueue {
+    /** A plain long followed by 56 bytes of padding. */
+    static final class PaddedLong {
+        long value;
+        long p1, p2, p3, p4, p5, p6, p7;
+
+        long sum() {
+            return p1 + p2 + p3 + p4 + p5 + p6 + p7;
+        }
+    }
+
+    /** An AtomicLong followed by 56 bytes of padding. */
+    static final class PaddedAtomicLong extends AtomicLong {
+        private static final long serialVersionUID = 1L;
+        long p1, p2, p3, p4, p5, p6, p7;
+
+        PaddedAtomicLong() {
+            super(0L);
+        }
+
+        long sum() {
+            return p1 + p2 + p3 + p4 + p5 + p6 + p7;
+        }
+    }
+
+    private final int capacity;
+    private final int mask;
+    private final Object[] buffer;
+    private final PaddedAtomicLong tail = new PaddedAtomicLong();
+    private final PaddedAtomicLong head = new PaddedAtomicLong();
+    private final PaddedLong tailCache = new PaddedLong();
+    private final PaddedLong headCache = new PaddedLong();
+
+    public OriginalQueue(final int capacity) {
+        this.capacity = capacity;
+        this.mask = capacity - 1;
+        this.buffer = new Object[capacity];
+    }
+
+    @Override
+    public boolean offer(final Object e) {
+        final long currentTail = tail.get();
+        final long wrapPoint = currentTail - capacity;
+        if (headCache.value <= wrapPoint) {
+            headCache.value = head.get();
+            if (headCache.value <= wrapPoint) {
+                return false;
+            }
+        }
+        buffer[(int) currentTail & mask] = e;
+        tail.lazySet(currentTail + 1);
+        return true;
+    }
+
+    @Override
+    public Object poll() {
+        final long currentHead = head.get();
+        if (currentHead >= tailCache.value) {
+            tailCache.value = tail.get();
+            if (currentHead >= tailCache.value) {
+                return null;
+            }
+        }
+        final int index = (int) currentHead & mask;
+        final Object e = buffer[index];
+        buffer[index] = null;
+        head.lazySet(currentHead + 1);
+        return e;
+    }
+
+    /** Keeps the pad fields reachable (and javac quiet); never on the hot path. */
+    long padSum() {
+        return tail.sum() + head.sum() + tailCache.sum() + headCache.sum();
+    }
+}

@@ -1,0 +1,296 @@
+package mechsym.spsc;
+
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
+
+import mechsym.common.Affinity;
+import mechsym.common.Args;
+import mechsym.common.BadArgument;
+import mechsym.common.CheckFailed;
+import mechsym.common.Csv;
+import mechsym.common.Kernels;
+
+/**
+ * Throughput of a single-producer single-consumer queue, one run per JVM.
+ *
+ * <p>The claim under test ("Single Producer Single Consumer Queue Revisited:
+ * An empiricist tale - part I", Nitsan Wakart, 2013-07-15): the same SPSC
+ * queue benchmark, run 30 times in fresh JVMs, gives half the throughput 20%
+ * of the time when producer and consumer run on different cores, while each
+ * run is stable within itself; changing only the memory layout (counters
+ * inlined into the queue object, padding before the cold fields, a padded data
+ * buffer) moves that variance, and the JVM options move which layout wins.
+ *
+ * <p>Queues, by name ({@code --queue}, see {@link SpscQueue}): {@code O1}
+ * original, {@code O2} original + padded data, {@code I1} inlined counters,
+ * {@code I2} inlined counters + padded data, {@code I3} inlined counters +
+ * padded class, {@code I4} inlined counters + padded class + padded data,
+ * {@code jctools} (JCTools 4.0.5 SpscArrayQueue; not in the post).
+ *
+ * <p>The harness, as the post describes it: the producer offers {@code --ops}
+ * values, the consumer polls them; each spins with {@code Thread.yield()}
+ * when the queue is full (producer) or empty (consumer). One run does
+ * {@code --iterations} (20) iterations and the post's summary is the mean
+ * throughput of the last {@code --measured} (10); the first ones are printed
+ * with {@code warmup=true}. The clock starts when the producer passes the start
+ * barrier (the post's producer took the start time) and stops when the
+ * consumer has taken the last value. Throughput is ops x 1e9 / ns, in ops/s.
+ *
+ * <p>Changes from the post's harness, all deliberate: both threads live for the
+ * whole run and meet at a barrier before each iteration (the post started a
+ * new producer thread per iteration), so each thread is pinned once
+ * ({@code --pin=P,C}: producer to CPU P, consumer to CPU C, through taskset on
+ * its own Linux thread id); the values are {@code capacity + 1} distinct
+ * preallocated objects sent in a fixed cycle (the post sent one constant
+ * object), and the consumer checks every value it takes against the expected
+ * one, so a lost, duplicated, reordered or overwritten element fails the run
+ * (an overwrite by k laps shifts the cycle by k, never a multiple of
+ * capacity + 1); after each iteration the queue must be empty. A failed check
+ * exits with code 3 and prints no number. The kernel also records, per run,
+ * where the queue object and its buffer start within a 64-byte cache line
+ * (from JOL's {@code addressOf}; -1 when JOL cannot tell), and the values of
+ * the HotSpot options the post varied, as this JVM actually set them.
+ *
+ * <p>How to run and what you should see:
+ * <pre>
+ *   java -cp 'build/mechsym.jar:build/lib/*' mechsym.spsc.SpscThroughput --queue=O1 --pin=0,1
+ * </pre>
+ * prints CSV rows (iteration, warmup, metric, value, unit) with
+ * {@code throughput} in ops/s and {@code duration} in ns for 20 iterations.
+ * Within one run the last 10 iterations agree closely; across fresh JVMs the
+ * post saw O1 cross-core at ~half its best in 20% of runs, and I4 between 110M
+ * and 120M ops/s.
+ */
+public final class SpscThroughput {
+    public static final List<String> QUEUES = SpscQueue.NAMES;
+    private static final String[] HOTSPOT_OPTIONS = {"UseCondCardMark", "CompileThreshold", "TieredCompilation", "UseNUMA"};
+
+    private SpscThroughput() {
+    }
+
+    /** The kernel's defaults, for the Python bench (read through JPype). */
+    public static String[] defaults() {
+        return new String[] {"queue=O1", "ops=50000000", "iterations=20", "measured=10", "capacity=32768", "pin="};
+    }
+
+    public static String[] queues() {
+        return QUEUES.toArray(new String[0]);
+    }
+
+    public static void main(final String[] argv) {
+        Kernels.main("SpscThroughput", argv, SpscThroughput::run);
+    }
+
+    private static void run(final Args args) throws Exception {
+        final String name = args.choice("queue", "O1", QUEUES);
+        final long ops = args.longValue("ops", 50_000_000L, 1, Long.MAX_VALUE / 4);
+        final int iterations = args.intValue("iterations", 20, 1, 100_000);
+        final int measured = args.intValue("measured", 10, 1, 100_000);
+        final int capacity = args.intValue("capacity", 32 * 1024, 2, 1 << 28);
+        final int[] pin = args.cpuList("pin");
+        args.finish();
+        if (measured > iterations) {
+            throw new BadArgument("--measured=" + measured + ": must be at most --iterations=" + iterations);
+        }
+        if (pin.length != 0 && pin.length != 2) {
+            throw new BadArgument("--pin=" + join(pin) + ": give two CPU ids, producer then consumer (e.g. 0,1), or none");
+        }
+        final SpscQueue queue = SpscQueue.create(name, capacity);
+        final long queueLine = Addresses.lineOffset(queue);
+        final long bufferLine = Addresses.lineOffset(Addresses.buffer(queue));
+
+        final long[] durations = measure(queue, capacity, ops, iterations, pin);
+
+        final Csv csv = new Csv("queue", "pinning", "producer_cpu", "consumer_cpu", "vm_cond_card_mark",
+                                "vm_compile_threshold", "vm_tiered_compilation", "vm_numa",
+                                "queue_line_offset", "buffer_line_offset");
+        final List<String> extra = List.of(name, pin.length == 0 ? "none" : "thread",
+            pin.length == 0 ? "any" : Integer.toString(pin[0]), pin.length == 0 ? "any" : Integer.toString(pin[1]),
+            vmOption(HOTSPOT_OPTIONS[0]), vmOption(HOTSPOT_OPTIONS[1]), vmOption(HOTSPOT_OPTIONS[2]),
+            vmOption(HOTSPOT_OPTIONS[3]), Long.toString(queueLine), Long.toString(bufferLine));
+        for (int i = 0; i < iterations; i++) {
+            final boolean warmup = i < iterations - measured;
+            csv.row(extra, i, warmup, "duration", durations[i], "ns");
+            csv.row(extra, i, warmup, "throughput", ops * 1e9 / durations[i], "ops/s");
+        }
+        csv.flush(System.out);
+    }
+
+    private static String join(final int[] cpus) {
+        final StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < cpus.length; i++) {
+            sb.append(i == 0 ? "" : ",").append(cpus[i]);
+        }
+        return sb.toString();
+    }
+
+    /** A HotSpot option's value, or "absent" when this JVM has no such option. */
+    static String vmOption(final String option) {
+        try {
+            return ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).getVMOption(option).getValue();
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            return "absent";
+        }
+    }
+
+    /** What the producer and consumer threads share for one run. */
+    private static final class Shared {
+        final SpscQueue queue;
+        final Object[] values;
+        final long ops;
+        final long[] start;
+        final long[] end;
+        volatile boolean abort;
+        volatile String failure;
+
+        Shared(final SpscQueue queue, final Object[] values, final long ops, final int iterations) {
+            this.queue = queue;
+            this.values = values;
+            this.ops = ops;
+            this.start = new long[iterations];
+            this.end = new long[iterations];
+        }
+
+        void fail(final String why) {
+            synchronized (this) {
+                if (failure == null) {
+                    failure = why;
+                }
+            }
+            abort = true;
+        }
+    }
+
+    /**
+     * One run: {@code iterations} x ({@code ops} values through {@code queue}).
+     * Returns the nanoseconds of each iteration; throws {@link CheckFailed} when
+     * a value arrived out of order, twice or not at all. Public so that tests
+     * can call it in process through JPype.
+     */
+    public static long[] measure(final SpscQueue queue, final int capacity, final long ops, final int iterations,
+                                 final int[] pin) throws InterruptedException {
+        final Object[] values = new Object[capacity + 1];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = Long.valueOf(1_000_000L + i);
+        }
+        final Shared s = new Shared(queue, values, ops, iterations);
+        final CyclicBarrier barrier = new CyclicBarrier(2);
+        final Thread producer = new Thread(() -> body(s, barrier, pin.length == 2 ? pin[0] : -1, true), "spsc-producer");
+        final Thread consumer = new Thread(() -> body(s, barrier, pin.length == 2 ? pin[1] : -1, false), "spsc-consumer");
+        producer.start();
+        consumer.start();
+        producer.join();
+        consumer.join();
+        if (s.failure != null) {
+            if (s.failure.startsWith("--pin")) {
+                throw new BadArgument(s.failure.replaceAll("\\s*\\R\\s*", "; "));  // taskset's reply may span lines
+            }
+            throw new CheckFailed(s.failure);
+        }
+        final long[] durations = new long[iterations];
+        for (int i = 0; i < iterations; i++) {
+            durations[i] = s.end[i] - s.start[i];
+            CheckFailed.require(durations[i] > 0, "iteration " + i + ": non-positive duration " + durations[i] + " ns");
+        }
+        return durations;
+    }
+
+    /** Convenience for in-process callers: a new queue by name, no pinning. */
+    public static long[] measure(final String name, final int capacity, final long ops, final int iterations)
+            throws InterruptedException {
+        return measure(SpscQueue.create(name, capacity), capacity, ops, iterations, new int[0]);
+    }
+
+    private static void body(final Shared s, final CyclicBarrier barrier, final int cpu, final boolean isProducer) {
+        try {
+            if (cpu >= 0) {
+                Affinity.pinCurrentThread(cpu);
+            }
+            for (int i = 0; i < s.start.length; i++) {
+                barrier.await();
+                if (s.abort) {
+                    return;
+                }
+                if (isProducer) {
+                    s.start[i] = System.nanoTime();
+                    produce(s);
+                } else {
+                    consume(s, i);
+                    s.end[i] = System.nanoTime();
+                    if (!s.abort && s.queue.poll() != null) {
+                        s.fail("iteration " + i + ": the queue still held a value after all " + s.ops + " were taken");
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            s.fail(e.getMessage() == null ? e.toString() : e.getMessage());
+            release(barrier);
+        } catch (InterruptedException | BrokenBarrierException e) {
+            s.fail("interrupted: " + e);
+        }
+    }
+
+    /**
+     * After a failure, arrive at the barrier once more instead of resetting it:
+     * the other thread, wherever it is, reaches its next barrier, sees
+     * {@code abort} and returns (a reset could miss a thread that arrives later
+     * and leave it waiting forever).
+     */
+    private static void release(final CyclicBarrier barrier) {
+        try {
+            barrier.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException | BrokenBarrierException | TimeoutException e) {
+            // the other thread has already gone
+        }
+    }
+
+    private static void produce(final Shared s) {
+        final SpscQueue q = s.queue;
+        final Object[] values = s.values;
+        final int n = values.length;
+        int j = 0;
+        for (long i = s.ops; i != 0; i--) {
+            final Object v = values[j];
+            if (++j == n) {
+                j = 0;
+            }
+            while (!q.offer(v)) {
+                if (s.abort) {
+                    return;
+                }
+                Thread.yield();
+            }
+        }
+    }
+
+    private static void consume(final Shared s, final int iteration) {
+        final SpscQueue q = s.queue;
+        final Object[] values = s.values;
+        final int n = values.length;
+        int j = 0;
+        for (long i = 0; i != s.ops; i++) {
+            Object e;
+            while ((e = q.poll()) == null) {
+                if (s.abort) {
+                    return;
+                }
+                Thread.yield();
+            }
+            if (e != values[j]) {
+                s.fail("iteration " + iteration + ": value " + i + " was " + e + ", expected " + values[j]
+                       + " (lost, duplicated or reordered)");
+                return;
+            }
+            if (++j == n) {
+                j = 0;
+            }
+        }
+    }
+
+}

@@ -1,0 +1,98 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 00 · Overview: every claim, then and now
+#
+# The Mechanical Sympathy posts (Martin Thompson, 2011; Nitsan Wakart, 2013) made claims about locks, signalling
+# between threads, file I/O and queues on the hardware of their day. Each notebook of this lab re-runs one post and
+# judges its claims: **holds**, **does not hold**, or **not measurable here** (with the reason). This page gathers
+# every verdict in one table, grouped by post, with a link to the notebook that shows the evidence.
+#
+# It runs nothing itself: it renders what is stored under `data/results/` (whatever `PRESET` says; with
+# `make reports PRESET=standard` it is rendered last and shows the runs the other notebooks just made). The same
+# verdicts come out of `mechsym verdicts` on a terminal. The posts' point was comparing hardware: with another
+# machine's results imported (`mechsym bundle` there, `mechsym import ARCHIVE` here), the machines are compared side
+# by side.
+
+# %% tags=["parameters"]
+PRESET = "stored"   # this notebook runs nothing: "stored" shows the most thorough stored runs; another preset prefers its runs
+MACHINE = None      # None or "all": every stored machine side by side; a machine id: that machine only
+
+# %%
+from IPython.display import Markdown, display
+
+from mechsym import nb, overview, plots
+
+plots.style()
+
+# %% [markdown]
+# ## This machine
+#
+# The machine this page was rendered on (CPU, cores, sockets, SMT, kernel, and the JDKs the bench found):
+
+# %%
+nb.this_machine()
+
+# %% [markdown]
+# Every machine with stored results (an imported machine appears here with the hardware its runs recorded):
+
+# %%
+overview.machines_table()
+
+# %% [markdown]
+# ## Verdicts
+#
+# Verdicts per notebook (and per machine when several are stored): green holds, red does not hold, grey not
+# measurable here, light grey not run yet.
+
+# %%
+claims = overview.collect(MACHINE or "all", PRESET)
+display(Markdown(overview.status_line(claims)))
+overview.plot_counts(claims);
+
+# %% [markdown]
+# ### Every claim, grouped by post
+#
+# *then*: the post's own figure; *now*: this bench's figure on the machine named (a claim checked per JDK, or per CPU
+# placement, has one row each). The notebook link leads to the tables and plots behind each verdict.
+
+# %%
+overview.table(claims)
+
+# %% [markdown]
+# ### Then vs now
+#
+# Where a claim has one comparable number in the post and one today (a ratio such as biased over thin locking, or
+# a latency), today's number over the post's, on a log scale: 1 means the post's figure is reproduced, 0.1 a tenth of
+# it. The colour is the verdict; a claim can hold far from 1 (it only asked for "at least 2x") or fail close to it.
+
+# %%
+overview.plot_ratios(claims);
+
+# %%
+overview.ratios(claims)[["machine", "label", "then_value", "now_value", "now / then", "outcome"]].round(3)
+
+# %% [markdown]
+# ## What changed since the posts
+#
+# The notebooks each end with what changed for their post. In short: biased locking is gone from the JDK (removed
+# in JDK 18), the JIT coarsens and elides locks it can prove uncontended, and the CPUs have more cores, different
+# cache-coherence costs and often run under a hypervisor with a few virtual CPUs; a 2-vCPU VM cannot show a
+# cross-socket effect at all, which is why some claims are *not measurable here* until results from a bigger
+# machine are imported.
+#
+# ## Environment
+
+# %%
+nb.machine_table()

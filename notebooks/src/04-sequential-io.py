@@ -1,0 +1,158 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 04 · Java Sequential IO Performance (2011-12-26), re-run
+#
+# Martin Thompson, [*Java Sequential IO Performance*](http://mechanical-sympathy.blogspot.com/2011/12/java-sequential-io-performance.html),
+# Mechanical Sympathy blog, 26 December 2011 (copy in `shared/posts/2011-12-26-java-sequential-io-performance.md`).
+#
+# A pre-allocated file is written sequentially, then read back, five times in one JVM, by four means: `RandomAccessFile`
+# with a page-sized `byte[]`, buffered `FileOutputStream`/`FileInputStream`, an NIO `FileChannel` with a page-sized
+# `ByteBuffer`, and a `MappedByteBuffer`. Each byte goes into an `int` checksum that the read must reproduce. Two files:
+# 400MB, which fits the page cache, and 8GB on a machine with 8GB of RAM, which does not. Sandy Bridge 2.0GHz, Intel
+# 320 SSD, ext4, Fedora Core 15, Oracle JDK 1.6.0_30.
+#
+# **The claims under test**, with the post's numbers (MB/s = the post's bytes/sec / 10^6):
+#
+# | # | claim | the post's numbers |
+# |---|---|---|
+# | 1 | For reading, `RandomAccessFile` and NIO (`FileChannel`) do very well: fastest from the page cache | 400MB: RandomAccessFile 1,388-1,495 MB/s, FileChannel 1,534-1,540 after 2 slow passes; mapped ~305, streams 153-289 |
+# | 2 | Memory-mapped files win for writes in some cases | 400MB: mapped 301-328 MB/s vs RandomAccessFile 250-380 (passes 3-5: 250-260) |
+# | 3 | Buffered streams lag ("never found useful from a performance perspective") | 400MB: writes 83-113 MB/s, reads 153-289 |
+# | 4 | When the file does not fit the page cache, the differences narrow | fastest/slowest median write 3.1x -> 1.6x, read 10.0x -> 1.7x |
+#
+# The post also warns that the results "vary greatly depending on platform" and that memory-mapping large files can make
+# the OS unresponsive.
+
+# %% tags=["parameters"]
+PRESET = "stored"   # "stored": render the committed results; "smoke" | "standard" | "full": run the sweep here now
+MACHINE = None      # None: this machine (or the newest stored); a machine id; or "all"
+
+# %%
+from IPython.display import Markdown, display
+
+from mechsym import nb, plots, verdicts
+from mechsym.experiments import seqio as exp
+
+plots.style()
+
+# %% [markdown]
+# ## This machine and its JDKs
+
+# %%
+nb.this_machine()
+
+# %% [markdown]
+# ## The original results
+#
+# The post's two tables, every pass, transcribed into `data/reference/2011-12-26-java-sequential-io.csv` (in bytes/s,
+# as printed; shown here in MB/s). "BufferedChannelFile" is the post's name for `FileChannel` with a heap `ByteBuffer`.
+
+# %%
+ref = exp.reference()
+exp.reference_table(ref)
+
+# %%
+exp.plot_reference(ref);
+
+# %% [markdown]
+# ## How the experiment runs here
+#
+# Kernel `mechsym.io.SequentialIo` (one fresh JVM per method and regime, five write+read passes in it, as the post;
+# the first pass is marked as warm-up and left out of the medians, but drawn). Beyond the post: `channel-direct`
+# (`FileChannel` with a direct `ByteBuffer`) and, from the page cache only, `buffered-stream-biased`: the same
+# buffered streams on JDK 17 with `-XX:+UseBiasedLocking`, which the post's JDK 6 had on by default (every
+# `BufferedInputStream.read()` and `BufferedOutputStream.write(int)` is a `synchronized` call). The data is the post's
+# one-add-per-byte checksum over a pattern that changes with every pass, so a read of stale data, zeros or a short file
+# fails the check, and a failed check stores no number. `dd bs=1M` writes and reads the same file in the same run: the
+# device's own limit. Its writes copy a cached file holding the kernel's own data pattern rather than `/dev/zero`: on
+# this virtual disk, zeros were written 3-4x faster than data.
+#
+# **Regimes.** This machine has far more RAM than the post's 8GB, so the "file does not fit" regime is reproduced by
+# eviction rather than by size: before every timed phase the bench syncs the file and drops its pages from the page
+# cache (`posix_fadvise(POSIX_FADV_DONTNEED)`; `mincore` confirms how much is left), and every write phase ends with
+# the data on the device (`fsync`/`force` inside the timed region, like `dd conv=fdatasync`): on the post's machine,
+# dirty-page write-back throttled an 8GB writer to the SSD's speed in the same way. A real file larger than RAM is
+# opt-in: `MECHSYM_SEQIO_SIZE=30G mechsym run seqio` (or the `full` preset, when the disk has room). The scratch file
+# lives in `$MECHSYM_SCRATCH` (default `<repo>/scratch-io/`) and is removed at the end, also on Ctrl-C.
+
+# %%
+df = exp.results(PRESET, MACHINE)
+exp.regimes_table(df)
+
+# %%
+exp.run_info(df)
+
+# %% [markdown]
+# ## This machine's results
+#
+# Throughput per pass, one row of plots per regime. Every dot is one JVM's pass (several forks in the `full` preset),
+# the line joins the medians. Horizontal lines: `dd` on the same file in the same run: dashed = `dd` with
+# `conv=fdatasync` writes and reads after eviction (the device's own limit), dotted = `dd` through the page cache (no
+# sync, no eviction).
+
+# %%
+exp.plot_passes(df);
+
+# %% [markdown]
+# Medians over the passes after the first, with min, max and count; `x device ceiling (dd)` is the median over dd's
+# evicted-regime median (dd with fdatasync writes, reads after eviction), and `post median MB/s` is the post's
+# median of passes 2-5 for the matching file (400MB for `page-cache`, 8GB for the other regimes).
+
+# %%
+exp.summary(df, ref)
+
+# %%
+display(Markdown(exp.findings(df)))
+
+# %% [markdown]
+# Eviction check: the largest fraction of the file still in the page cache after any eviction (0 means every read
+# of the cold regime came from the device, as seen from this OS; on a virtual machine the host may still cache it).
+
+# %%
+exp.residency(df)
+
+# %%
+nb.unavailable(df)
+
+# %% [markdown]
+# ## Verdicts
+
+# %%
+verdicts.styled(exp.verdicts(df))
+
+# %% [markdown]
+# ## What changed since 2011
+#
+# - **The storage.** The post's Intel 320 SSD wrote ~200 MB/s and read ~250-270 MB/s; the table of `dd` numbers above
+#   is this machine's device. On a virtual machine the "device" is a virtual disk: its writes with `fdatasync` pay the
+#   host's path, and its reads after eviction may come from the host's own cache, so the evicted regime can read far
+#   faster than any SSD of 2011. Then the per-byte work of the Java loops, not the device, sets the pace.
+# - **The memory.** With 24 GiB instead of 8GB, a 400MB or even an 8GB file fits the page cache; only eviction (or a
+#   file larger than RAM) shows the post's second regime.
+# - **The JDK.** JDK 17 instead of 1.6.0_30: C2 compiles the per-byte loops of `RandomAccessFile` and the heap
+#   `ByteBuffer` into tight code (bounds-check elimination, loop unrolling); `MappedByteBuffer` and direct buffers go
+#   through `Unsafe`-based accessors. Biased locking, on by default in JDK 6, is off since JDK 15 and gone in JDK 18:
+#   the buffered streams' one `synchronized` call per byte now costs a CAS each, which is what
+#   `buffered-stream-biased` (the same code with `-XX:+UseBiasedLocking`) isolates. (Since JDK 19 those classes lock
+#   with an internal `ReentrantLock` instead, still one lock per byte.)
+# - **The harness.** The post timed with `currentTimeMillis`; here `nanoTime`. The post's stream test truncated the
+#   pre-allocated file (`new FileOutputStream(name)`); here it writes in place. The post left unmapping to the GC;
+#   here each window is unmapped when done (it must be, or its pages could not be evicted). See the kernel's class
+#   comment.
+#
+# ## Environment
+
+# %%
+nb.machine_table(df, "seqio")
