@@ -181,6 +181,12 @@ def test_cells_cover_placements_and_mark_missing_smt():
     pins = {c.labels["placement"]: c.params["pin"] for c in ok}
     assert pins == {"cross-core": "0,1", "same-cpu": "0,0", "unpinned": ""}
     assert all(c.cpus is None for c in cs)  # per-thread pinning inside the kernel, never process taskset
+    # forks interleaved in rounds: one fork per cell per round, each available cell once per round
+    assert all(c.forks == 1 for c in cs)
+    rounds = exp.PRESETS["standard"]["forks"]
+    assert {c.labels["round"] for c in ok} == set(range(rounds))
+    assert len(ok) == rounds * len({(c.variant, c.jdk, c.labels["placement"]) for c in ok})
+    assert len(smt) == len({(c.variant, c.jdk) for c in smt})  # unavailable cells listed once
     assert all(c.jdk is None for c in cs if c.kernel.startswith("c:"))
     assert {c.jdk.feature for c in cs if not c.kernel.startswith("c:")} == {j.feature for j in jdks}
     bounded = [c for c in ok if c.labels["placement"] == "same-cpu" and c.params.get("wait") == "spin"]
@@ -289,6 +295,8 @@ def test_analysis_tables_and_figures_from_synthetic_results():
     assert not exp.percentiles(df).empty
     assert not exp.comparison_cv(df, reference.load(exp.REF_CV)).empty
     assert not exp.comparison_itl(df, reference.load(exp.REF_ITL)).empty
+    assert exp.run_to_run(df.assign(run_id="20260101T000000Z-standard-abcdef")).shape[1] == 1
+    assert not exp.bounded_runs(df.assign(metric=df["metric"].replace({"deadline_hit": "x"}))).shape[0]
     import matplotlib.pyplot as plt
     for fig in (exp.plot_ns_per_op(df), exp.plot_percentiles(df), exp.plot_reference_cv(reference.load(exp.REF_CV))):
         assert fig.axes
@@ -296,8 +304,13 @@ def test_analysis_tables_and_figures_from_synthetic_results():
 
 
 def test_smoke_sweep_stores_tidy_rows(results_dir):
-    """The smoke sweep end to end: rows carry placement, pinning and JDK; no failures."""
-    meta = sweep.execute(exp, "smoke", progress=False)
+    """A slice of the smoke sweep end to end (the notebooks run all of it): rows carry placement, pinning, JDK."""
+    import types
+
+    keep = {("locked", "same-cpu"), ("volatile-spin", "unpinned"), ("c-spin", "same-cpu"), ("volatile-spin", "smt")}
+    part = types.SimpleNamespace(NAME=exp.NAME, cells=lambda preset, topo, jdks: [
+        c for c in exp.cells(preset, topo, jdks) if (c.variant, c.labels["placement"]) in keep])
+    meta = sweep.execute(part, "smoke", progress=False)
     assert meta["failures"] == []
     df = meta["frame"]
     ok = df[df["status"] == "ok"]

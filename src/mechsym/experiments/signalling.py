@@ -22,6 +22,8 @@ placement costs when the waiting thread gives the CPU up.
 
 from __future__ import annotations
 
+import dataclasses
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -125,16 +127,27 @@ def cell_for(variant: str, placement: str, preset: str, topo: Topology, jdk: Jdk
 
 
 def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Cell]:
-    """Every variant x placement x JDK (smoke: the first JDK only, to stay within seconds)."""
-    out: list[Cell] = []
+    """Every variant x placement x JDK (smoke: the first JDK only, to stay within seconds).
+
+    The forks are interleaved: round r runs one fork of every cell before round r + 1 starts, so a slow drift of
+    the machine (on a VM the host may move or share the vCPUs) spreads over every cell instead of biasing the
+    placement that happened to run last. The round is the `round` column; `fork` is 0 in every row."""
     if preset == "smoke":
         jdks = list(jdks)[:1]
+    one: list[Cell] = []
     for placement in PLACEMENTS:
         for jdk in jdks:
             for variant in ("locked", "volatile-spin", "volatile-yield"):
-                out.append(cell_for(variant, placement, preset, topo, jdk))
+                one.append(cell_for(variant, placement, preset, topo, jdk))
         for variant in ("c-spin", "c-yield"):
-            out.append(cell_for(variant, placement, preset, topo, None))
+            one.append(cell_for(variant, placement, preset, topo, None))
+    rounds = PRESETS[preset]["forks"]
+    out: list[Cell] = []
+    for r in range(rounds):
+        for c in one:
+            if c.unavailable and r > 0:
+                continue
+            out.append(dataclasses.replace(c, forks=1, labels={**c.labels, "round": r}, params=dict(c.params)))
     return out
 
 
@@ -295,7 +308,8 @@ def plot_ns_per_op(df: pd.DataFrame, variants: list[str] | None = None, ref_line
                       label=f"{v} ({rt})" if pi == 0 or not ax.get_legend_handles_labels()[1].count(f"{v} ({rt})") else None)
     for i, (label, value) in enumerate((ref_lines or {}).items()):
         ax.axhline(value, ls="--", lw=1, color="#555555", alpha=0.7)
-        ax.annotate(label, (len(placements) - 0.5, value), fontsize=7, ha="right", va="bottom", color="#555555")
+        ax.annotate(label, (len(placements) - 0.5, value), fontsize=7, ha="right", va="bottom" if i % 2 == 0 else "top",
+                    color="#555555")
     ax.set_xticks(range(len(placements)), placements)
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _p: _fmt_ns(y)))
@@ -410,7 +424,7 @@ def plot_percentiles(df: pd.DataFrame, variants: list[str] | None = None, runtim
         fig, ax = plt.subplots(figsize=(5, 2))
         ax.text(0.5, 0.5, "no round-trip samples", ha="center")
         return fig
-    cols = min(3, len(panels))
+    cols = 2 if len(panels) == 4 else min(3, len(panels))
     rows = (len(panels) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.6 * rows), squeeze=False, sharey=True)
     pcolors = {"cross-core": "#1f77b4", "smt": "#9467bd", "same-cpu": "#d62728", "unpinned": "#ff7f0e"}
@@ -435,6 +449,7 @@ def plot_percentiles(df: pd.DataFrame, variants: list[str] | None = None, runtim
         ax.set_visible(False)
     axes[0][0].set_ylabel("round trip (ping -> pong -> ping), log")
     axes[0][0].legend(fontsize=7)
+    fig.suptitle("Sampled round trips: each point is the median over measured runs of that percentile", fontsize=10)
     return fig
 
 
@@ -459,7 +474,7 @@ def bounded_runs(df: pd.DataFrame) -> pd.DataFrame:
     """The runs that stopped at their deadline: how many exchanges they completed and in how long."""
     m = _ok(df)
     m = m[~m["warmup"]]
-    key = ["variant", "jdk", "placement", "fork", "iteration"]
+    key = ["variant", "jdk", "placement", "fork", "iteration"] + (["round"] if "round" in m else [])
     if m.empty or "deadline_hit" not in set(m["metric"]):
         return pd.DataFrame()
     w = m[m["metric"].isin(["deadline_hit", "exchanges", "duration", "ns_per_op"])].pivot_table(
@@ -471,6 +486,43 @@ def bounded_runs(df: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame({"runs": g.size(), "exchanges per run (median)": g["exchanges"].median(),
                         "run length (s)": g["duration"].median() / 1e9,
                         "ns/op (median)": g["ns_per_op"].median().map(_fmt_ns)})
+    return out
+
+
+def run_to_run(df: pd.DataFrame, variants: list[str] | None = None, placement: str | None = None) -> pd.DataFrame:
+    """Median ns/op of every stored run of the same preset on the machine(s) shown, one column per run.
+
+    On a shared or virtual machine one run is not the machine: the same cell can move by several times between
+    runs an hour apart. Falls back to the rows given when the store has no other run."""
+    from .. import store
+
+    preset = None
+    if "run_id" in df and len(df):
+        preset = str(df["run_id"].iloc[0]).split("-")[1] if "-" in str(df["run_id"].iloc[0]) else None
+    frames = []
+    for machine in sorted(df["machine"].astype(str).unique()) if "machine" in df else [None]:
+        try:
+            frames.append(store.load(NAME, machine, preset=preset, latest=False))
+        except MechsymError:
+            pass
+    allruns = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else df
+    m = measured(allruns)
+    if variants:
+        m = m[m["variant"].isin(variants)]
+    if placement:
+        m = m[m["placement"] == placement]
+    if m.empty or "run_id" not in m:
+        return pd.DataFrame()
+    t = m.groupby(["variant", "runtime", "placement", "run_id"])["value"].median().unstack("run_id")
+    t = t.reset_index()
+    t["placement"] = pd.Categorical(t["placement"], PLACEMENTS, ordered=True)
+    t["variant"] = pd.Categorical(t["variant"], list(VARIANTS), ordered=True)
+    t = t.sort_values(["variant", "placement", "runtime"]).set_index(["variant", "runtime", "placement"])
+    runs = list(t.columns)
+    out = t.apply(lambda col: col.map(_fmt_ns))
+    if len(runs) > 1:
+        out["max / min"] = (t[runs].max(axis=1) / t[runs].min(axis=1)).map(lambda v: f"{v:.1f}x")
+    out.columns.name = "median ns/op per stored run"
     return out
 
 
@@ -564,10 +616,18 @@ def verdicts(df: pd.DataFrame) -> list[Verdict]:
         if ns is None:
             out.append(unmeasurable(c, f"{label}: no cross-core busy-spin results", machine))
             continue
-        out.append(judge(c, ns < 50, f"{label}: {ns:.1f} ns/op", then_value=then_ns, now_value=ns, machine=machine))
+        rt50 = _median(df, "round_trip_p50", variant=variant, placement=pinned, **where)
+        rtmax = _median(df, "round_trip_max", variant=variant, placement=pinned, **where)
+        typical = (f"a typical sampled exchange is faster: median round trip {rt50:.0f} ns (~{rt50 / 2:.0f} ns one-way, "
+                   f"including ~1 timer call); the mean also carries stalls (round-trip max ~{_fmt_ns(rtmax)}) and the "
+                   f"back-to-back exchanges that a sampled one, preceded by a timer call, does not have") if rt50 else ""
+        out.append(judge(c, ns < 50, f"{label}: {ns:.1f} ns/op", why=typical if ns >= 50 else "",
+                         then_value=then_ns, now_value=ns, machine=machine))
         c = CLAIM["signalling.20-30m-exchanges"]
         out.append(judge(c, ops >= 20e6, f"{label}: {ops / 1e6:,.1f} M ops/s",
-                         why="faster than the post's 20-30 M range" if ops > 30e6 else "",
+                         why="faster than the post's 20-30 M range" if ops > 30e6 else (
+                             f"{typical}; at that pace {1e9 / (rt50 / 2) / 1e6:,.0f} M ops/s" if rt50 and ops < 20e6
+                             else ""),
                          then_value=22178872 if variant == "c-spin" else 19688810, now_value=ops, machine=machine))
         if variant != "c-spin":
             c = CLAIM["signalling.java-c-equal"]
