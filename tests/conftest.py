@@ -46,3 +46,11 @@ def java_kernel(kernel, *args, jdk=None, flags=(), timeout=120):
 
     java = (jdk or discover()[0]).java
     return subprocess.run([java, *flags, "-cp", classpath(), kernel, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def default_sigint():
+    """preexec_fn for a child that must see Ctrl-C: a shell running a script in the background starts its
+    commands with SIGINT ignored, and Python then installs no KeyboardInterrupt handler."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import VENV_BIN, mechsym
+from conftest import VENV_BIN, default_sigint, mechsym
 
 
 def one_line_error(r, text):
@@ -134,7 +134,8 @@ def test_corrupt_results_file_is_named(seeded):
 def test_ctrl_c_keeps_earlier_results(seeded):
     root, before = seeded
     p = subprocess.Popen([str(VENV_BIN / "mechsym"), "run", "locks", "--preset", "smoke", "--no-progress"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+                         preexec_fn=default_sigint)
     time.sleep(4)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import mechsym
+from conftest import default_sigint, mechsym
 from mechsym import MechsymError, store
 from mechsym.experiments import seqio
 from mechsym.launch import KernelError
@@ -229,7 +229,8 @@ def test_a_signal_to_the_cli_removes_the_scratch_file(scratch, results_dir, sig)
 
     env = {**os.environ, "MECHSYM_SEQIO_SIZE": "256M"}
     p = subprocess.Popen([str(Path(sys.executable).parent / "mechsym"), "run", "seqio", "--preset", "smoke",
-                          "--no-progress"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                          "--no-progress"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=default_sigint)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not list(scratch.glob("seqio-*/seqio.dat")):
         time.sleep(0.05)
