@@ -209,7 +209,7 @@ def load(experiment: str, machine: str | None = None, root: Path | None = None,
     for meta in metas:
         path = Path(meta["_csv"])
         try:
-            df = pd.read_csv(path)
+            df = pd.read_csv(path, low_memory=False)
         except Exception as e:
             raise MechsymError(f"corrupt results file {path}: {str(e).splitlines()[0]}") from e
         need = {"run_id", "metric", "value"}
