@@ -102,10 +102,10 @@ exp.plot_scaling(df, "single", ["monitor-thin", "monitor-biased-delayed", "monit
 nb.unavailable(df)
 
 # %% [markdown]
-# Median, quartiles and spread of every cell:
+# Median, quartiles and range of every cell, in millions of ops/s (n = fresh JVMs x measured runs):
 
 # %%
-exp.summary(df)[lambda s: s["warmup_policy"] == "single"].drop(columns=["median"]).round(0)
+exp.summary(df)[lambda s: s["warmup_policy"] == "single"]
 
 # %% [markdown]
 # ## Verdicts

@@ -137,8 +137,11 @@ def summary(df: pd.DataFrame, grid: str = "main") -> pd.DataFrame:
     m = m[m["grid"] == grid]
     by = ["jdk", "warmup_policy", "workers", "coarsening", "variant", "threads"]
     s = plots.median_spread(m, by)
-    s["median ops/s"] = s["median"].map(lambda v: f"{v:,.0f}")
-    return s
+    for col in ("median", "min", "p25", "p75", "max"):
+        s[col] = (s[col] / 1e6).round(1)
+    s["spread %"] = s["spread %"].round(1)
+    return s.rename(columns={"median": "median M ops/s", "min": "min", "p25": "p25", "p75": "p75", "max": "max",
+                             "spread %": "IQR / median %"})
 
 
 def wide_table(df: pd.DataFrame, jdk: str, policy: str) -> pd.DataFrame:

@@ -178,7 +178,10 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     s["variant"] = pd.Categorical(s["variant"], list(VARIANTS), ordered=True)
     s = s.sort_values(["variant", "placement", "runtime"]).reset_index(drop=True)
     s["median ns/op"] = s["median"].map(_fmt_ns)
-    return s[["variant", "runtime", "placement", "median ns/op", "min", "max", "spread %", "n", "runs at deadline"]]
+    s["min"] = s["min"].map(_fmt_ns)
+    s["max"] = s["max"].map(_fmt_ns)
+    s["IQR / median %"] = s["spread %"].round(1)
+    return s[["variant", "runtime", "placement", "median ns/op", "min", "max", "IQR / median %", "n", "runs at deadline"]]
 
 
 def _fmt_ns(v: float) -> str:
