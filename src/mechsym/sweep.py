@@ -188,6 +188,26 @@ def plan(module, preset: str, jdks: list[Jdk] | None = None, topo: Topology | No
     return cells
 
 
+def run_metadata(name: str, preset: str, topo: Topology, cells: list[Cell], overrides: dict | None = None) -> dict:
+    """The JSON sidecar of a run as it starts: machine, JDKs, preset, git commit, taskset; commands and
+    failures are appended as the run goes. Shared by every run loop, so every stored run has the same keys."""
+    return {
+        "experiment": name,
+        "preset": preset,
+        "run_id": store.new_run_id(preset),
+        "machine": store.machine_info(topo),
+        "jdks": [j.as_dict() for j in sorted({c.jdk for c in cells if c.jdk}, key=lambda j: j.feature)],
+        "git_commit": store.git_commit(),
+        "taskset": "available" if taskset_available() else "missing: every cell ran unpinned",
+        "overrides": {k: v for k, v in (overrides or {}).items() if v not in (None, (), [])},
+        "start": store.now_utc(),
+        "status": "running",
+        "commands": [],
+        "failures": [],
+        "unavailable": [],
+    }
+
+
 def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool = True,
             store_results: bool = True, results_root: Path | None = None, lock: bool | None = None,
             **overrides) -> dict:
@@ -200,21 +220,7 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
     topo = read_topology()
     cells = plan(module, preset, jdks, topo, **overrides)
     name = module.NAME
-    meta = {
-        "experiment": name,
-        "preset": preset,
-        "run_id": store.new_run_id(preset),
-        "machine": store.machine_info(topo),
-        "jdks": [j.as_dict() for j in sorted({c.jdk for c in cells if c.jdk}, key=lambda j: j.feature)],
-        "git_commit": store.git_commit(),
-        "taskset": "available" if taskset_available() else "missing: every cell ran unpinned",
-        "overrides": {k: v for k, v in overrides.items() if v not in (None, (), [])},
-        "start": store.now_utc(),
-        "status": "running",
-        "commands": [],
-        "failures": [],
-        "unavailable": [],
-    }
+    meta = run_metadata(name, preset, topo, cells, overrides)
     frames: list[pd.DataFrame] = []
     total = sum(c.forks for c in cells if not c.unavailable)
     lock = preset != "smoke" if lock is None else lock

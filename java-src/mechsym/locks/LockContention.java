@@ -185,39 +185,11 @@ public final class LockContention {
         ATOMIC.set(0L);
         final long[] start = new long[1];
         final CyclicBarrier barrier = new CyclicBarrier(threads, () -> start[0] = System.nanoTime());
-        final Throwable[] failure = new Throwable[1];
-        final Thread[] workers = new Thread[threads];
-        for (int i = 0; i < threads; i++) {
-            final int cpu = pin.length == 0 ? -1 : pin[i % pin.length];
-            workers[i] = new Thread(() -> {
-                try {
-                    if (cpu >= 0) {
-                        Affinity.pinCurrentThread(cpu);
-                    }
-                    barrier.await();
-                } catch (InterruptedException | BrokenBarrierException | RuntimeException e) {
-                    synchronized (failure) {
-                        failure[0] = e;
-                    }
-                    barrier.reset();
-                    return;
-                }
-                increment(lock, perThread);
-            }, "lock-contention-" + i);
-        }
-        for (final Thread t : workers) {
-            t.start();
-        }
-        for (final Thread t : workers) {
-            t.join();
-        }
+        runWorkers(threads, pin, () -> {
+            barrier.await();
+            increment(lock, perThread);
+        }, barrier::reset);
         final long end = System.nanoTime();
-        if (failure[0] != null) {
-            if (failure[0] instanceof RuntimeException) {
-                throw (RuntimeException) failure[0];
-            }
-            throw new IllegalStateException("worker failed before the barrier", failure[0]);
-        }
         final long expected = perThread * threads;
         final long actual = lock.equals("atomic") ? ATOMIC.get() : counter;
         CheckFailed.require(actual == expected,
@@ -251,6 +223,32 @@ public final class LockContention {
                     + (sizes[r] / threads) + " increments, expected " + expected;
             }
         });
+        runWorkers(threads, pin, () -> {
+            for (final long size : sizes) {
+                startBarrier.await();
+                increment(lock, size / threads);
+                endBarrier.await();
+            }
+        }, () -> {
+            startBarrier.reset();
+            endBarrier.reset();
+        });
+        CheckFailed.require(checkFailure[0] == null, checkFailure[0]);
+    }
+
+    @FunctionalInterface
+    private interface Work {
+        void run() throws InterruptedException, BrokenBarrierException;
+    }
+
+    /**
+     * Starts {@code threads} workers named lock-contention-i (thread i pinned to
+     * pin[i % n] first, when pins are given), each running {@code work}; joins
+     * them and rethrows the first failure. {@code onFailure} runs in a failing
+     * worker so that the others are released from their barriers.
+     */
+    private static void runWorkers(final int threads, final int[] pin, final Work work, final Runnable onFailure)
+            throws InterruptedException {
         final Throwable[] failure = new Throwable[1];
         final Thread[] workers = new Thread[threads];
         for (int i = 0; i < threads; i++) {
@@ -260,19 +258,14 @@ public final class LockContention {
                     if (cpu >= 0) {
                         Affinity.pinCurrentThread(cpu);
                     }
-                    for (final long size : sizes) {
-                        startBarrier.await();
-                        increment(lock, size / threads);
-                        endBarrier.await();
-                    }
+                    work.run();
                 } catch (InterruptedException | BrokenBarrierException | RuntimeException e) {
                     synchronized (failure) {
                         if (failure[0] == null) {
                             failure[0] = e;
                         }
                     }
-                    startBarrier.reset();
-                    endBarrier.reset();
+                    onFailure.run();
                 }
             }, "lock-contention-" + i);
         }
@@ -287,7 +280,6 @@ public final class LockContention {
         } else if (failure[0] != null) {
             throw new IllegalStateException("worker failed", failure[0]);
         }
-        CheckFailed.require(checkFailure[0] == null, checkFailure[0]);
     }
 
     private static void increment(final String lock, final long count) {

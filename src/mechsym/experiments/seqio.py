@@ -491,18 +491,7 @@ def run(preset: str, jdks: list[Jdk] | None = None, progress: bool = True, dry_r
     check_space(base, max(sizes))  # the file, and dd's source file beside it
 
     meta = {
-        "experiment": NAME,
-        "preset": preset,
-        "run_id": store.new_run_id(preset),
-        "machine": store.machine_info(topo),
-        "jdks": [j.as_dict() for j in sorted({c.jdk for c in plan if c.jdk}, key=lambda j: j.feature)],
-        "git_commit": store.git_commit(),
-        "taskset": "available" if taskset_available() else "missing: every cell ran unpinned",
-        "start": store.now_utc(),
-        "status": "running",
-        "commands": [],
-        "failures": [],
-        "unavailable": [],
+        **sweep.run_metadata(NAME, preset, topo, plan, overrides),
         "scratch": {"base": str(base), **_filesystem(base)},
         "regimes": {r: REGIMES[r] for r in dict.fromkeys(c.labels["regime"] for c in plan)},
         "dd": dd_version(),
