@@ -79,14 +79,15 @@ def machine_info(topo: Topology | None = None) -> dict:
         "sockets": topo.sockets,
         "smt": topo.smt,
         "memory_bytes": _mem_bytes(),
-        "cpu_mhz": _cpu_mhz(),
+        "cpu_mhz": cpu_mhz(),
         "kernel": platform.release(),
         "os": platform.platform(),
         "python": platform.python_version(),
     }
 
 
-def _cpu_mhz() -> float | None:
+def cpu_mhz() -> float | None:
+    """This machine's CPU clock as /proc/cpuinfo gives it (the nominal clock under a hypervisor)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("cpu MHz"):

@@ -225,7 +225,6 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
     total = sum(c.forks for c in cells if not c.unavailable)
     lock = preset != "smoke" if lock is None else lock
     ctx = bench_lock() if lock else contextlib.nullcontext()
-    started = time.monotonic()
     try:
         with ctx, tqdm(total=total, desc=f"{name} [{preset}]", unit="fork", disable=not progress,
                        file=sys.stderr, dynamic_ncols=True) as bar:
@@ -234,11 +233,7 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
             # cell, then fork 1, ...), so a burst of background load spreads over many cells instead of one.
             for cell in cells:
                 if cell.unavailable:
-                    cols = cell.columns()
-                    meta["unavailable"].append({**cols, "reason": cell.unavailable})
-                    frames.append(pd.DataFrame([{"experiment": name, **cols, "fork": -1, "iteration": -1, "warmup": False,
-                                                 "metric": "", "value": float("nan"), "unit": "",
-                                                 "status": "unavailable", "note": cell.unavailable}]))
+                    frames.append(unavailable_rows(name, cell.columns(), cell.unavailable, meta))
             runnable = [c for c in cells if not c.unavailable]
             rounds = max((c.forks for c in runnable), default=0)
             for fork in range(rounds):
@@ -252,40 +247,73 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
                     try:
                         df = run(launch, timeout=cell.timeout)
                     except KernelError as e:
-                        if e.kind == "bad-argument":
-                            raise
-                        meta["failures"].append({**cols, "fork": fork, "kind": e.kind, "message": str(e),
-                                                 "stderr_tail": e.stderr[-2000:]})
-                        bar.write(f"  {cell.variant} fork {fork}: {e}", file=sys.stderr)
-                        bar.update(1)
+                        record_failure(meta, cols, fork, e, bar, cell.variant)
                         continue
-                    for k, v in reversed(list(cols.items())):
-                        if k not in df.columns:
-                            df.insert(0, k, v)
-                    df.insert(0, "experiment", name)
-                    df["fork"] = fork
-                    df["taskset"] = launch.pinned
-                    df["status"] = "ok"
-                    df["note"] = ""
-                    frames.append(df)
+                    frames.append(tag_rows(df, name, cols, fork, launch.pinned))
                     bar.update(1)
         meta["status"] = "complete"
     except KeyboardInterrupt:
-        meta["status"] = "interrupted"
-        meta["end"] = store.now_utc()
-        if store_results and any((f["status"] == "ok").any() for f in frames):
-            path = store.save(name, _tidy(frames), meta, root=results_root)
-            print(f"interrupted: kept what finished as {path.name} (status interrupted, not shown by default); "
-                  f"earlier runs untouched", file=sys.stderr)
-        else:
-            print("interrupted: nothing stored; earlier runs untouched", file=sys.stderr)
+        save_interrupted(name, frames, meta, store_results, results_root)
         raise
+    return finish(name, frames, meta, started, store_results, results_root)
+
+
+# The pieces of a run loop, shared by execute() and by experiments with a loop of their own (seqio), so that
+# every stored run has the same rows, failure records and endings.
+
+def unavailable_rows(name: str, cols: dict, reason: str, meta: dict) -> pd.DataFrame:
+    """The one row that stands for a cell this machine or JDK cannot run (and its entry in the metadata)."""
+    meta["unavailable"].append({**cols, "reason": reason})
+    return pd.DataFrame([{"experiment": name, **cols, "fork": -1, "iteration": -1, "warmup": False,
+                          "metric": "", "value": float("nan"), "unit": "", "status": "unavailable", "note": reason}])
+
+
+def tag_rows(df: pd.DataFrame, name: str, cols: dict, fork: int, taskset: str) -> pd.DataFrame:
+    """A fork's kernel rows with the cell's columns (those the kernel did not print itself) and the run's tags."""
+    for k, v in reversed(list(cols.items())):
+        if k not in df.columns:
+            df.insert(0, k, v)
+    df.insert(0, "experiment", name)
+    df["fork"] = fork
+    df["taskset"] = taskset
+    df["status"] = "ok"
+    df["note"] = ""
+    return df
+
+
+def record_failure(meta: dict, cols: dict, fork: int, error: KernelError, bar, label: str) -> None:
+    """A fork that produced no number: kept in the metadata, never in the rows. A bad argument is the bench's
+    own mistake, not the machine's, and stops the run."""
+    if error.kind == "bad-argument":
+        raise error
+    meta["failures"].append({**cols, "fork": fork, "kind": error.kind, "message": str(error),
+                             "stderr_tail": error.stderr[-2000:]})
+    bar.write(f"  {label} fork {fork}: {error}", file=sys.stderr)
+    bar.update(1)
+
+
+def save_interrupted(name: str, frames: list[pd.DataFrame], meta: dict, store_results: bool,
+                     results_root: Path | None, note: str = "") -> None:
+    """On Ctrl-C: what finished is stored as an 'interrupted' run (hidden by default); earlier runs untouched."""
+    meta["status"] = "interrupted"
+    meta["end"] = store.now_utc()
+    if store_results and any((f["status"] == "ok").any() for f in frames):
+        path = store.save(name, tidy(frames), meta, root=results_root)
+        print(f"interrupted: kept what finished as {path.name} (status interrupted, not shown by default); "
+              f"earlier runs untouched{note}", file=sys.stderr)
+    else:
+        print(f"interrupted: nothing stored; earlier runs untouched{note}", file=sys.stderr)
+
+
+def finish(name: str, frames: list[pd.DataFrame], meta: dict, started: float, store_results: bool,
+           results_root: Path | None) -> dict:
+    """End a completed run: refuse to store when every fork failed, else tidy the rows and store them."""
     meta["end"] = store.now_utc()
     meta["seconds"] = round(time.monotonic() - started, 1)
     if not any((f["status"] == "ok").any() for f in frames):
         first = meta["failures"][0]["message"] if meta["failures"] else "no cell could run here"
         raise MechsymError(f"{name}: every fork failed; nothing stored (first failure: {first})")
-    rows = _tidy(frames)
+    rows = tidy(frames)
     meta["rows"] = len(rows)
     if store_results:
         meta["json"] = str(store.save(name, rows, meta, root=results_root))
@@ -300,7 +328,7 @@ def _short(cell: Cell) -> str:
     return " ".join(bits)
 
 
-def _tidy(frames: list[pd.DataFrame]) -> pd.DataFrame:
+def tidy(frames: list[pd.DataFrame]) -> pd.DataFrame:
     df = pd.concat(frames, ignore_index=True, sort=False)
     front = ["experiment", "variant"]
     back = ["fork", "iteration", "warmup", "metric", "value", "unit", "status", "note"]

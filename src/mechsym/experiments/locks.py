@@ -341,17 +341,6 @@ CLAIMS = [
 CLAIM = {c.id: c for c in CLAIMS}
 
 
-def cpu_ghz() -> float | None:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("cpu MHz"):
-                    return float(line.split(":")[1]) / 1000
-    except OSError:
-        pass
-    return None
-
-
 def _clock_ghz(df: pd.DataFrame, machine: str) -> float | None:
     """The CPU clock of the machine the results come from: its run metadata, or this machine's own /proc/cpuinfo."""
     ids = set(df["run_id"].unique()) if "run_id" in df else set()
@@ -361,7 +350,8 @@ def _clock_ghz(df: pd.DataFrame, machine: str) -> float | None:
                 return float(meta["machine"]["cpu_mhz"]) / 1000
     except Exception:  # no store, or an unknown machine: fall back to this machine only
         pass
-    return cpu_ghz() if machine in ("", store.machine_id()) else None
+    mhz = store.cpu_mhz() if machine in ("", store.machine_id()) else None
+    return mhz / 1000 if mhz else None
 
 
 def verdicts(df: pd.DataFrame) -> list[Verdict]:

@@ -501,20 +501,17 @@ def run(preset: str, jdks: list[Jdk] | None = None, progress: bool = True, dry_r
     total = sum(c.forks for c in plan if not c.unavailable)
     lock = preset != "smoke" if lock is None else lock
     ctx = bench_lock() if lock else contextlib.nullcontext()
-    started = time.monotonic()
     try:
         with ctx, scratch_dir(base) as work, tqdm(total=total, desc=f"{NAME} [{preset}]", unit="fork",
                                                   disable=not progress, file=sys.stderr, dynamic_ncols=True) as bar:
+            started = time.monotonic()  # after the bench lock, as sweep.execute: waiting is not this run's time
             path = work / "seqio.dat"
             source = work / "dd-source.dat"
             current = None
             for cell in plan:
                 cols = _columns(cell)
                 if cell.unavailable:
-                    meta["unavailable"].append({**cols, "reason": cell.unavailable})
-                    frames.append(pd.DataFrame([{"experiment": NAME, **cols, "fork": -1, "iteration": -1,
-                                                 "warmup": False, "metric": "", "value": float("nan"), "unit": "",
-                                                 "status": "unavailable", "note": cell.unavailable}]))
+                    frames.append(sweep.unavailable_rows(NAME, cols, cell.unavailable, meta))
                     continue
                 size = int(cell.labels["size_bytes"])
                 if current != size:
@@ -533,47 +530,17 @@ def run(preset: str, jdks: list[Jdk] | None = None, progress: bool = True, dry_r
                         df = run_dd(cell, path, meta["commands"], source) if cell.kernel == "dd" \
                             else run_java(cell, path, meta["commands"])
                     except KernelError as e:
-                        if e.kind == "bad-argument":
-                            raise
-                        meta["failures"].append({**cols, "fork": fork, "kind": e.kind, "message": str(e),
-                                                 "stderr_tail": e.stderr[-2000:]})
-                        bar.write(f"  {cell.labels['regime']} {cell.variant} fork {fork}: {e}", file=sys.stderr)
-                        bar.update(1)
+                        sweep.record_failure(meta, cols, fork, e, bar, f"{cell.labels['regime']} {cell.variant}")
                         continue
                     df = df.drop(columns=[c for c in ("method", "sync", "evict", "size_bytes") if c in df])
-                    for k, v in reversed(list(cols.items())):
-                        if k not in df.columns:
-                            df.insert(0, k, v)
-                    df.insert(0, "experiment", NAME)
-                    df["fork"] = fork
-                    df["taskset"] = "taskset" if cell.cpus and cell.kernel != "dd" and taskset_available() else "none"
-                    df["status"] = "ok"
-                    df["note"] = ""
-                    frames.append(df)
+                    taskset = "taskset" if cell.cpus and cell.kernel != "dd" and taskset_available() else "none"
+                    frames.append(sweep.tag_rows(df, NAME, cols, fork, taskset))
                     bar.update(1)
         meta["status"] = "complete"
     except KeyboardInterrupt:
-        meta["status"] = "interrupted"
-        meta["end"] = store.now_utc()
-        ok = [f for f in frames if (f["status"] == "ok").any()]
-        if store_results and ok:
-            path = store.save(NAME, _tidy(frames), meta, root=results_root)
-            print(f"interrupted: kept what finished as {path.name} (status interrupted, not shown by default); "
-                  f"earlier runs untouched; scratch file removed", file=sys.stderr)
-        else:
-            print("interrupted: nothing stored; earlier runs untouched; scratch file removed", file=sys.stderr)
+        sweep.save_interrupted(NAME, frames, meta, store_results, results_root, note="; scratch file removed")
         raise
-    meta["end"] = store.now_utc()
-    meta["seconds"] = round(time.monotonic() - started, 1)
-    rows = _tidy(frames)
-    meta["rows"] = len(rows)
-    if store_results:
-        if not (rows["status"] == "ok").any():
-            raise MechsymError(f"{NAME}: every fork failed; nothing stored (first failure: "
-                               f"{meta['failures'][0]['message'] if meta['failures'] else 'none'})")
-        meta["json"] = str(store.save(NAME, rows, meta, root=results_root))
-    meta["frame"] = rows
-    return meta
+    return sweep.finish(NAME, frames, meta, started, store_results, results_root)
 
 
 def _filesystem(path: Path) -> dict:
@@ -590,14 +557,6 @@ def _filesystem(path: Path) -> dict:
     except (OSError, IndexError, subprocess.TimeoutExpired):
         pass
     return info
-
-
-def _tidy(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    df = pd.concat(frames, ignore_index=True, sort=False)
-    front = ["experiment", "variant"]
-    back = ["fork", "iteration", "warmup", "metric", "value", "unit", "status", "note"]
-    middle = [c for c in df.columns if c not in front + back]
-    return df[[c for c in front + middle + back if c in df.columns]]
 
 
 def results(preset: str = "stored", machine: str | None = None, progress: bool = True) -> pd.DataFrame:
