@@ -15,6 +15,7 @@ import mechsym.common.Args;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.Kernels;
+import mechsym.common.Threads;
 
 /**
  * Counter increments under a lock, 1..N contending threads.
@@ -269,17 +270,7 @@ public final class LockContention {
                 }
             }, "lock-contention-" + i);
         }
-        for (final Thread t : workers) {
-            t.start();
-        }
-        for (final Thread t : workers) {
-            t.join();
-        }
-        if (failure[0] instanceof RuntimeException) {
-            throw (RuntimeException) failure[0];
-        } else if (failure[0] != null) {
-            throw new IllegalStateException("worker failed", failure[0]);
-        }
+        Threads.startJoinRethrow(failure, "worker", workers);
     }
 
     private static void increment(final String lock, final long count) {

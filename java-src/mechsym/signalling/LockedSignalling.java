@@ -11,6 +11,7 @@ import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.Kernels;
+import mechsym.common.Threads;
 
 /**
  * Two threads hand control back and forth through one lock and two
@@ -162,15 +163,7 @@ public final class LockedSignalling {
         }, "echo");
         sender.setDaemon(true);
         echo.setDaemon(true);
-        sender.start();
-        echo.start();
-        sender.join();
-        echo.join();
-        if (failure[0] instanceof RuntimeException) {
-            throw (RuntimeException) failure[0];
-        } else if (failure[0] != null) {
-            throw new IllegalStateException("signalling thread failed", failure[0]);
-        }
+        Threads.startJoinRethrow(failure, "signalling thread", sender, echo);
         CheckFailed.require(bad[0] == null, "sender: " + bad[0]);
         CheckFailed.require(bad[1] == null, "echo: " + bad[1]);
         for (int r = 0; r < runs; r++) {

@@ -10,6 +10,7 @@ import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.Kernels;
+import mechsym.common.Threads;
 
 /**
  * Two threads play ping-pong on two volatile counters.
@@ -290,15 +291,7 @@ public final class VolatilePingPong {
         }, "pong");
         ping.setDaemon(true);
         pong.setDaemon(true);
-        ping.start();
-        pong.start();
-        ping.join();
-        pong.join();
-        if (failure[0] instanceof RuntimeException) {
-            throw (RuntimeException) failure[0];
-        } else if (failure[0] != null) {
-            throw new IllegalStateException("signalling thread failed", failure[0]);
-        }
+        Threads.startJoinRethrow(failure, "signalling thread", ping, pong);
         CheckFailed.require(pingFailure[0] == null, pingFailure[0]);
         CheckFailed.require(pongMismatches[0] == 0,
             pongMismatches[0] + " values were not echoed in order (pong saw s1 skip or repeat)");
