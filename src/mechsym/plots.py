@@ -9,15 +9,14 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
+from .analysis import fmt_ns, si as _si, summary as median_spread  # noqa: F401  (median_spread: transitional name)
+
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
 
 
 def si(x, _pos=None) -> str:
-    """1.2e9 -> '1.2G'."""
-    for div, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(x) >= div:
-            return f"{x / div:.3g}{suffix}"
-    return f"{x:.3g}"
+    """1.2e9 -> '1.2G' (a matplotlib tick formatter)."""
+    return _si(x)
 
 
 SI = FuncFormatter(si)
@@ -53,16 +52,90 @@ def points_and_median(ax, df: pd.DataFrame, x: str, y: str, hue: str, order: lis
     ax.yaxis.set_major_formatter(SI)
 
 
-def median_spread(df: pd.DataFrame, by: list[str], value: str = "value") -> pd.DataFrame:
-    """Median, min, max, IQR and count per group: the numbers a table quotes."""
-    g = df.groupby(by, dropna=False)[value]
-    out = pd.DataFrame({
-        "median": g.median(),
-        "min": g.min(),
-        "p25": g.quantile(0.25),
-        "p75": g.quantile(0.75),
-        "max": g.max(),
-        "n": g.count(),
-    })
-    out["spread %"] = (out["p75"] - out["p25"]) / out["median"] * 100
-    return out.reset_index()
+# ---------------------------------------------------------------- shared figure pieces (one copy for every notebook)
+
+PLACEMENT_COLORS = {"same-cpu": "#d62728", "smt": "#9467bd", "cross-core": "#1f77b4", "cross-socket": "#17becf",
+                    "unpinned": "#ff7f0e"}
+NS = FuncFormatter(lambda y, _p: fmt_ns(y))
+
+
+def color_for(key, colors: dict | None = None, i: int = 0) -> str:
+    return (colors or {}).get(key, PALETTE[i % len(PALETTE)])
+
+
+def grid(n: int, cols: int | None = None, width: float = 4.8, height: float = 3.6, **kw):
+    """A figure with n panels in rows of `cols`; unused panels hidden. Returns (fig, list of axes)."""
+    n = max(1, n)
+    cols = cols or min(3, n)
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False, **kw)
+    flat = list(axes.flat)
+    for ax in flat[n:]:
+        ax.set_visible(False)
+    return fig, flat[:n]
+
+
+def empty(ax, text: str) -> None:
+    """A panel that says why it has nothing to show."""
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, fontsize=9, color="#555")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def strip(ax, df: pd.DataFrame, x: str, y: str = "value", hue: str | None = None, order: list | None = None,
+          hue_order: list | None = None, colors: dict | None = None, log: bool = False, formatter=None,
+          jitter: float = 0.28) -> None:
+    """Categorical x: every measurement a dot (jittered), the median a short black bar; hue side by side."""
+    order = order or sorted(df[x].unique(), key=str)
+    hues = hue_order or (sorted(df[hue].unique(), key=str) if hue else [None])
+    width = 0.8 / max(1, len(hues))
+    rng = np.random.default_rng(0)
+    for j, h in enumerate(hues):
+        sub = df if h is None else df[df[hue] == h]
+        c = color_for(h, colors, j)
+        for i, cat in enumerate(order):
+            vals = sub[sub[x].astype(str) == str(cat)][y].dropna()
+            if vals.empty:
+                continue
+            pos = i + (j - (len(hues) - 1) / 2) * width
+            ax.scatter(pos + rng.uniform(-jitter * width, jitter * width, len(vals)), vals, s=12, alpha=0.55,
+                       color=c, linewidths=0, label=str(h) if (h is not None and i == 0) else None)
+            ax.hlines(vals.median(), pos - width * 0.4, pos + width * 0.4, color="black", lw=2, zorder=3)
+    ax.set_xticks(range(len(order)), [str(o) for o in order])
+    if log:
+        ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(formatter or SI)
+
+
+def sorted_runs(ax, series: dict, colors: dict | None = None, formatter=None) -> None:
+    """Each label's run values sorted ascending against the run's rank: the SPSC post's figure shape, which shows
+    bimodality and outliers that a median hides."""
+    for i, (label, values) in enumerate(series.items()):
+        v = np.sort(np.asarray(values, dtype=float))
+        v = v[np.isfinite(v)]
+        if len(v):
+            ax.plot(np.arange(1, len(v) + 1), v, "-o", ms=3, lw=1.2, color=color_for(label, colors, i), label=label)
+    ax.set_xlabel("run (sorted)")
+    ax.yaxis.set_major_formatter(formatter or SI)
+
+
+def percentile_x(p: float) -> float:
+    """HdrHistogram's percentile axis: x = 1/(1-p) (p=0.5 -> 2, 0.99 -> 100, 0.9999 -> 10,000)."""
+    return 1.0 / (1.0 - min(p, 1 - 1e-7))
+
+
+def percentile_axis(ax, percentiles: list[float]) -> None:
+    """A log x axis at 1/(1-p) with ticks labelled as percentiles ('50%', '99.9%')."""
+    ax.set_xscale("log")
+    ticks = sorted(set(percentiles))
+    ax.set_xticks([percentile_x(p) for p in ticks], [f"{p * 100:g}%" if p < 1 else "max" for p in ticks])
+    ax.minorticks_off()
+    ax.set_xlabel("percentile (x = 1/(1-p), log)")
+
+
+def spectrum(ax, points: pd.DataFrame, label: str, color: str | None = None, style: str = "-o",
+             **kw) -> None:
+    """One percentile-spectrum line: points has columns p (0..1; 1 for max, drawn at the axis end) and value."""
+    pts = points.sort_values("p")
+    xs = [percentile_x(p) for p in pts["p"]]
+    ax.plot(xs, pts["value"], style, ms=4, color=color, label=label, **kw)

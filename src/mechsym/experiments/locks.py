@@ -27,7 +27,7 @@ from .. import store
 from ..cpus import Topology
 from ..jdk import Jdk
 from ..sweep import Cell
-from ..verdicts import Claim, Verdict, judge, unmeasurable
+from ..verdicts import Claim, Verdict, legacy_judge as judge, unmeasurable
 
 NAME = "locks"
 TITLE = "Counter increments under JVM monitors (biased or not), ReentrantLock, AtomicLong, StampedLock"

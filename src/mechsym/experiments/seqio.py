@@ -60,7 +60,7 @@ from ..cpus import Topology, read_topology, taskset_available
 from ..jdk import Jdk
 from ..launch import KernelError, java_command, parse_csv
 from ..sweep import Cell, bench_lock, check_preset
-from ..verdicts import Claim, Verdict, judge, unmeasurable
+from ..verdicts import Claim, Verdict, legacy_judge as judge, unmeasurable
 
 NAME = "seqio"
 TITLE = "Sequential file writes and reads: RandomAccessFile, buffered streams, FileChannel, MappedByteBuffer, vs dd"

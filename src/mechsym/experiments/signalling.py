@@ -33,7 +33,7 @@ from .. import MechsymError, plots
 from ..cpus import Topology
 from ..jdk import Jdk
 from ..sweep import Cell
-from ..verdicts import Claim, Verdict, judge, unmeasurable
+from ..verdicts import Claim, Verdict, legacy_judge as judge, unmeasurable
 
 NAME = "signalling"
 TITLE = "Thread-to-thread signalling: lock + conditions vs volatile ping-pong, Java vs C, per CPU placement"

@@ -25,7 +25,7 @@ from .. import plots
 from ..cpus import Topology
 from ..jdk import Jdk
 from ..sweep import Cell
-from ..verdicts import Claim, Verdict, judge, unmeasurable
+from ..verdicts import Claim, Verdict, legacy_judge as judge, unmeasurable
 
 NAME = "spsc"
 TITLE = "SPSC queue run-to-run variance: original, inlined counters, padded class, padded data, JCTools"

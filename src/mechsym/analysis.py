@@ -1,0 +1,339 @@
+"""The one analysis layer every experiment uses.
+
+Everything a table, a figure or a verdict needs from stored rows, written once:
+
+- `measured(df, metric)`: the rows that count (forks that passed their checks, measured iterations, one metric);
+- `machines`, `by_machine`: the per-machine split. Every table, verdict list and figure function of an
+  experiment is wrapped in `by_machine` (or iterates `split`), so rows of two hosts are never judged or
+  tabulated as one;
+- `per_fork`: one number per fork (fresh JVM), the unit of replication, under a protocol (the post's "first
+  timed run after warm-up", or the lab's "median of the measured runs");
+- `summary`: median and spread per group; `ordered`/`sort_by`: category orderings from one list;
+- unit formatters (`fmt_ns`, `fmt_rate`, `fmt_mbps`, `fmt_ratio`, `fmt_value`);
+- `unavailable`: the cells this machine or JDK could not run, with the reason.
+
+Plot helpers live in `mechsym.plots`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+
+TRUE_STRINGS = {"true", "1", "yes"}
+
+
+# ---------------------------------------------------------------- rows
+
+def as_bool(s: pd.Series) -> pd.Series:
+    """A warm-up/flag column as booleans, however it was read (bool, 0/1, "True"/"False")."""
+    if s.dtype == bool:
+        return s
+    return s.astype(str).str.strip().str.lower().isin(TRUE_STRINGS)
+
+
+def ok_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows of forks that passed their checks, with `warmup` as bool and `jdk` as text."""
+    m = df[df["status"] == "ok"].copy() if "status" in df else df.copy()
+    if "warmup" in m:
+        m["warmup"] = as_bool(m["warmup"])
+    if "jdk" in m:
+        m["jdk"] = m["jdk"].astype(str)
+    for col in ("threads", "fork", "iteration"):
+        if col in m and len(m):
+            num = pd.to_numeric(m[col], errors="coerce")
+            m[col] = num.astype(int) if num.notna().all() else num
+    if "value" in m:
+        m["value"] = pd.to_numeric(m["value"], errors="coerce")
+    return m
+
+
+def measured(df: pd.DataFrame, metric: str | Iterable[str] | None = None, warmup: bool = False) -> pd.DataFrame:
+    """Measured (not warm-up) rows of one metric (or several) from forks that passed their checks.
+
+    warmup=True keeps the warm-up rows too (they stay marked in the `warmup` column)."""
+    if df is None or df.empty:
+        return pd.DataFrame(columns=list(df.columns) if df is not None else [])
+    m = ok_rows(df)
+    if metric is not None and "metric" in m:
+        metrics = [metric] if isinstance(metric, str) else list(metric)
+        m = m[m["metric"].isin(metrics)]
+    if not warmup and "warmup" in m:
+        m = m[~m["warmup"]]
+    return m
+
+
+def where(df: pd.DataFrame, **conditions) -> pd.DataFrame:
+    """Rows whose columns equal the given values (compared as text, so 17 == "17"); a list means any of."""
+    sub = df
+    for k, v in conditions.items():
+        if k not in sub:
+            return sub.iloc[0:0]
+        values = [str(x) for x in v] if isinstance(v, (list, tuple, set)) else [str(v)]
+        sub = sub[sub[k].astype(str).isin(values)]
+    return sub
+
+
+# ---------------------------------------------------------------- machines
+
+def machines(df: pd.DataFrame) -> list[str]:
+    """The machines whose rows these are (MACHINE = "all" gives several), sorted."""
+    if df is None or "machine" not in df or df.empty:
+        return []
+    return sorted(df["machine"].astype(str).unique())
+
+
+def split(df: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
+    """(machine, its rows) for every machine in df; ("", df) when the rows name no machine."""
+    ms = machines(df)
+    if not ms:
+        yield "", df
+        return
+    for m in ms:
+        yield m, df[df["machine"].astype(str) == m].reset_index(drop=True)
+
+
+def by_machine(fn: Callable) -> Callable:
+    """Apply a table/verdict function machine by machine when the rows hold several machines.
+
+    - a DataFrame result gets the machine as its first column (a RangeIndex) or first index level;
+    - a list result (verdicts) is concatenated, each item tagged with its machine when it has a `machine` field;
+    - anything else (a figure) is not split here: figure functions facet with `split` themselves.
+    With one machine the function's own result comes back unchanged (verdicts still tagged)."""
+
+    @functools.wraps(fn)
+    def wrapper(df, *args, **kwargs):
+        parts = list(split(df)) if df is not None else [("", df)]
+        results = [(m, fn(sub, *args, **kwargs)) for m, sub in parts]
+        first = results[0][1] if results else None
+        if isinstance(first, list) or first is None and not results:
+            return [_tag(item, m) for m, r in results for item in (r or [])]
+        if len(results) == 1:
+            return first
+        if isinstance(first, pd.DataFrame):
+            frames = {m: r for m, r in results if r is not None and len(r)}
+            if not frames:
+                return first
+            if all(isinstance(r.index, pd.RangeIndex) for r in frames.values()):
+                out = pd.concat([r.assign(machine=m) for m, r in frames.items()], ignore_index=True)
+                return out[["machine"] + [c for c in out.columns if c != "machine"]]
+            return pd.concat(frames, names=["machine"])
+        return first
+
+    wrapper.per_machine = True
+    return wrapper
+
+
+def _tag(item, machine: str):
+    if machine and dataclasses.is_dataclass(item) and hasattr(item, "machine") and not item.machine:
+        return dataclasses.replace(item, machine=machine)
+    return item
+
+
+# ---------------------------------------------------------------- forks and protocols
+
+@dataclass(frozen=True)
+class Protocol:
+    """How one fork's (fresh JVM's) number is read from its measured iterations.
+
+    The posts time one run after their warm-up (`post`); the lab takes the median of several measured runs in
+    each JVM (`lab`). Experiments may define others (e.g. the SPSC post's mean of the last 10 of 20)."""
+    name: str
+    text: str
+    reduce: Callable[[pd.Series], float]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _first(values: pd.Series) -> float:
+    return float(values.iloc[0])
+
+
+def _median(values: pd.Series) -> float:
+    return float(values.median())
+
+
+POST = Protocol("post", "the first timed run after the warm-up in each JVM, as the post timed it", _first)
+LAB = Protocol("lab", "the median of the measured runs in each JVM", _median)
+
+
+def per_fork(df: pd.DataFrame, protocol: Protocol = LAB, by: Iterable[str] = ()) -> pd.DataFrame:
+    """One value per fork (and group): the protocol's reduction of the fork's measured iterations, in order.
+
+    Rows must already be one metric's measured rows (see `measured`). A fork is identified by its run and fork
+    number (and machine), so forks of different stored runs stay apart. Returns the groups' columns, `fork_key`
+    and `value`."""
+    by = [c for c in by if c in df]
+    if df.empty:
+        return pd.DataFrame(columns=by + ["fork_key", "value"])
+    keys = [c for c in ("machine", "run_id", "fork") if c in df]
+    d = df.copy()
+    d["fork_key"] = d[keys].astype(str).agg("/".join, axis=1) if keys else "0"
+    order = [c for c in ("iteration",) if c in d]
+    if order:
+        d = d.sort_values(order, kind="stable")
+    out = d.groupby(by + ["fork_key"], sort=False, dropna=False)["value"].apply(protocol.reduce)
+    return out.rename("value").reset_index()
+
+
+def fork_values(df: pd.DataFrame, protocol: Protocol = LAB, **conditions) -> np.ndarray:
+    """The per-fork values of the rows matching `conditions` (one cell), as an array."""
+    pf = per_fork(where(df, **conditions), protocol)
+    return pf["value"].dropna().to_numpy(dtype=float)
+
+
+# ---------------------------------------------------------------- summaries and orderings
+
+def summary(df: pd.DataFrame, by: list[str], value: str = "value") -> pd.DataFrame:
+    """Median, min, quartiles, max and count per group: the numbers a table quotes."""
+    by = [c for c in by if c in df]
+    g = df.groupby(by, dropna=False, sort=False)[value]
+    out = pd.DataFrame({"median": g.median(), "min": g.min(), "p25": g.quantile(0.25), "p75": g.quantile(0.75),
+                        "max": g.max(), "n": g.count()})
+    out["spread %"] = (out["p75"] - out["p25"]) / out["median"].abs() * 100
+    return out.reset_index()
+
+
+def ordered(values: Iterable, order: Iterable | None = None) -> list:
+    """The distinct values, in the given order first, then any others sorted (numbers numerically)."""
+    seen = list(dict.fromkeys(values))
+    known = [v for v in (order or []) if v in seen or str(v) in map(str, seen)]
+    known = [next(s for s in seen if str(s) == str(v)) for v in known]
+    rest = [v for v in seen if v not in known]
+    return known + sorted(rest, key=_sort_key)
+
+
+def _sort_key(v):
+    try:
+        return (0, float(v), "")
+    except (TypeError, ValueError):
+        return (1, 0.0, str(v))
+
+
+def sort_by(df: pd.DataFrame, orders: dict[str, Iterable]) -> pd.DataFrame:
+    """Rows sorted by several categorical columns, each in its own order (values not listed go last, sorted)."""
+    if df.empty:
+        return df
+    cols = [c for c in orders if c in df]
+    keys = {c: {v: i for i, v in enumerate(ordered(df[c], orders[c]))} for c in cols}
+    return df.sort_values(cols, key=lambda s: s.map(keys[s.name]), kind="stable").reset_index(drop=True)
+
+
+def runtime_label(jdk) -> str:
+    """'17' -> 'JDK 17'; 'c' -> 'C (gcc)'."""
+    j = str(jdk)
+    return "C (gcc)" if j == "c" else f"JDK {j}"
+
+
+def jdks(df: pd.DataFrame) -> list[str]:
+    """The JDK features in these rows, oldest first ('c' and other non-JDK runtimes left out)."""
+    if "jdk" not in df or df.empty:
+        return []
+    return sorted({str(j) for j in df["jdk"].dropna() if str(j).isdigit()}, key=int)
+
+
+# ---------------------------------------------------------------- units
+
+def _nan(v) -> bool:
+    return v is None or (isinstance(v, float) and np.isnan(v)) or (not isinstance(v, str) and pd.isna(v))
+
+
+def fmt_ns(v) -> str:
+    """A duration in ns, in the unit that reads best: '42.1 ns', '3.14 µs', '4.00 ms', '1.20 s'."""
+    if _nan(v):
+        return ""
+    a = abs(v)
+    if a >= 1e9:
+        return f"{v / 1e9:,.2f} s"
+    if a >= 1e6:
+        return f"{v / 1e6:,.2f} ms"
+    if a >= 1e3:
+        return f"{v / 1e3:,.2f} µs"
+    return f"{v:,.1f} ns"
+
+
+def si(v, digits: int = 3) -> str:
+    """1.2e9 -> '1.2G' (no unit)."""
+    if _nan(v):
+        return ""
+    for div, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= div:
+            return f"{v / div:.{digits}g}{suffix}"
+    return f"{v:.{digits}g}"
+
+
+def fmt_rate(v, unit: str = "ops/s") -> str:
+    """Operations per second: '312.4M ops/s'."""
+    if _nan(v):
+        return ""
+    if abs(v) >= 1e6:
+        return f"{v / 1e6:,.1f}M {unit}"
+    if abs(v) >= 1e3:
+        return f"{v / 1e3:,.1f}k {unit}"
+    return f"{v:,.1f} {unit}"
+
+
+def fmt_mbps(v) -> str:
+    """Bytes per second as MB/s (10^6 bytes, as the posts divide): '1,234 MB/s'."""
+    return "" if _nan(v) else f"{v / 1e6:,.0f} MB/s"
+
+
+def fmt_ratio(v) -> str:
+    """A ratio: '1.02x', '12.9x', '604x'."""
+    if _nan(v):
+        return ""
+    a = abs(v)
+    return f"{v:,.0f}x" if a >= 100 else f"{v:.1f}x" if a >= 10 else f"{v:.2f}x"
+
+
+def fmt_pct(v) -> str:
+    return "" if _nan(v) else f"{v:.0f}%" if abs(v) >= 10 else f"{v:.1f}%"
+
+
+FORMATTERS: dict[str, Callable] = {
+    "ns": fmt_ns, "ns/op": fmt_ns, "ops/s": fmt_rate, "bytes/s": fmt_mbps, "B/s": fmt_mbps, "MB/s":
+    lambda v: "" if _nan(v) else f"{v:,.0f} MB/s", "x": fmt_ratio, "%": fmt_pct, "cycles": lambda v: "" if _nan(v)
+    else f"{v:.1f} cycles",
+}
+
+
+def fmt_value(v, unit: str) -> str:
+    """A number in its unit, readable: the formatter for the unit, else '<3 significant digits> unit'."""
+    f = FORMATTERS.get(unit)
+    if f:
+        return f(v)
+    return "" if _nan(v) else f"{si(v)} {unit}".strip()
+
+
+def fmt_column(series: pd.Series, unit: str) -> pd.Series:
+    return series.map(lambda v: fmt_value(v, unit))
+
+
+# ---------------------------------------------------------------- unavailable cells
+
+def unavailable(df: pd.DataFrame, keys: Iterable[str] = ("variant", "jdk", "placement")) -> pd.DataFrame:
+    """The cells that could not run here: per machine, key columns and reason, how many cells."""
+    if df is None or "status" not in df:
+        return pd.DataFrame({"note": ["no rows"]})
+    u = df[df["status"] == "unavailable"]
+    if u.empty:
+        return pd.DataFrame({"note": ["every cell of this sweep ran on this machine"]})
+    cols = [c for c in ["machine", *keys] if c in u and u[c].notna().any() and (u[c].astype(str) != "").any()]
+    if len(machines(u)) <= 1 and "machine" in cols:
+        cols.remove("machine")
+    return (u.groupby(cols + ["note"], dropna=False).size().rename("cells").reset_index()
+            .rename(columns={"note": "why"}))
+
+
+def unavailable_reasons(df: pd.DataFrame, key: str) -> dict[str, str]:
+    """{value of `key` -> reason} for the unavailable cells (e.g. placement -> 'no SMT siblings')."""
+    if df is None or "status" not in df or key not in df:
+        return {}
+    u = df[df["status"] == "unavailable"]
+    return {str(k): str(n) for k, n in zip(u[key], u["note"])}
