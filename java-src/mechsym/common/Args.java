@@ -1,5 +1,8 @@
 package mechsym.common;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,7 +13,9 @@ import java.util.TreeSet;
 /**
  * {@code --name=value} arguments. Every getter names the argument and what is
  * allowed when the value does not fit; {@link #finish()} rejects names that no
- * getter asked for, so a typo never silently falls back to a default.
+ * getter asked for, so a typo never silently falls back to a default; an
+ * argument given twice is refused (which of the two would count is a guess a
+ * sweep must never depend on).
  */
 public final class Args {
     private final Map<String, String> values = new LinkedHashMap<>();
@@ -22,7 +27,12 @@ public final class Args {
                 throw new BadArgument("argument '" + arg + "': expected --name=value");
             }
             final int eq = arg.indexOf('=');
-            values.put(arg.substring(2, eq), arg.substring(eq + 1));
+            final String name = arg.substring(2, eq);
+            final String earlier = values.put(name, arg.substring(eq + 1));
+            if (earlier != null) {
+                throw new BadArgument("--" + name + ": given twice (--" + name + "=" + earlier + " and " + arg
+                                      + "); give it once");
+            }
         }
     }
 
@@ -70,17 +80,70 @@ public final class Args {
         return (int) longValue(name, fallback, min, max);
     }
 
-    /** A comma-separated list of CPU ids, or empty for none. */
+    /**
+     * A comma-separated list of CPU ids, or empty for none. Every id must be a
+     * CPU that is online ({@code /sys/devices/system/cpu/online}; not checked
+     * when that file cannot be read), so that pinning can only fail later for a
+     * reason of the machine's, not of the arguments.
+     */
     public int[] cpuList(final String name) {
         final String v = string(name, "");
         if (v.isEmpty()) {
             return new int[0];
         }
+        final int[] cpus;
         try {
-            return Arrays.stream(v.split(",")).mapToInt(s -> Integer.parseInt(s.trim())).toArray();
+            cpus = Arrays.stream(v.split(",")).mapToInt(s -> Integer.parseInt(s.trim())).toArray();
         } catch (NumberFormatException e) {
             throw new BadArgument("--" + name + "=" + v + ": expected comma-separated CPU ids such as 0,1");
         }
+        final String online = onlineCpus();
+        for (final int cpu : cpus) {
+            if (cpu < 0 || !(online.isEmpty() || listContains(online, cpu))) {
+                throw new BadArgument("--" + name + "=" + v + ": CPU " + cpu + " is not online (online CPUs: "
+                                      + (online.isEmpty() ? "unknown" : online) + ")");
+            }
+        }
+        return cpus;
+    }
+
+    /** The ids in the form {@link #cpuList} reads (0,1), for messages and CSV cells. */
+    public static String join(final int[] ids) {
+        final StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < ids.length; i++) {
+            sb.append(i == 0 ? "" : ",").append(ids[i]);
+        }
+        return sb.toString();
+    }
+
+    /** The content of /sys/devices/system/cpu/online (e.g. "0-1"), or "" when it cannot be read. */
+    static String onlineCpus() {
+        try {
+            return Files.readString(Path.of("/sys/devices/system/cpu/online")).strip();
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
+    /** Whether a Linux CPU list ("0-3,6") holds {@code cpu}; true when the list cannot be parsed. */
+    static boolean listContains(final String list, final int cpu) {
+        for (final String part : list.split(",")) {
+            final String p = part.strip();
+            if (p.isEmpty()) {
+                continue;
+            }
+            final int dash = p.indexOf('-');
+            try {
+                final int lo = Integer.parseInt(dash < 0 ? p : p.substring(0, dash));
+                final int hi = dash < 0 ? lo : Integer.parseInt(p.substring(dash + 1));
+                if (cpu >= lo && cpu <= hi) {
+                    return true;
+                }
+            } catch (NumberFormatException e) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Rejects any argument that no getter asked for. */
