@@ -378,3 +378,8 @@ def styled(verdicts: list[Verdict]):
     return (df.style.map(lambda v: COLOURS.get(v, ""), subset=status)
             .set_properties(**{"text-align": "left", "white-space": "pre-wrap", "vertical-align": "top"})
             .hide(axis="index"))
+
+
+def for_notebook(verdicts: list[Verdict], notebook: str) -> list[Verdict]:
+    """The verdicts of one notebook's claims (an experiment may feed several notebooks)."""
+    return [v for v in verdicts if v.claim.notebook == notebook]
