@@ -1,0 +1,127 @@
+"""The shared layer under every verdict: intervals over forks, the four outcomes, the unstable mark, protocols,
+and the per-machine split."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mechsym import analysis, verdicts
+from mechsym.analysis import LAB, POST
+from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, Claim, Rule
+
+RATIO = Claim("core.ratio", "post.md", "nb", "A is at least twice B.", "2x", "A over B", quote="A is 2x B",
+              rule=Rule(">=", 2.0, reading="'twice' read as at least 2x"), statistic="A / B", unit="x")
+
+
+def judge(a, b, claim=RATIO):
+    return verdicts.judge(claim, verdicts.estimate(lambda x, y: x / y, a, b), scope={"jdk": "17"})
+
+
+def test_each_of_the_four_outcomes():
+    assert judge([30, 31, 29, 30, 32], [10, 10.5, 9.8, 10.1, 10]).outcome == HOLDS
+    assert judge([12, 12.5, 11.8, 12.2], [10, 10.5, 9.8, 10.1]).outcome == FAILS
+    inc = judge([10, 30, 12, 28, 22], [10, 10.5, 9.8, 10.1, 10])
+    assert inc.outcome == INCONCLUSIVE and "more forks" in inc.why and inc.low < 2 < inc.high
+    none = verdicts.judge(RATIO, verdicts.estimate(lambda x, y: x / y, [], [1.0]), missing="no cross-core cell")
+    assert none.outcome == UNMEASURABLE and none.why == "no cross-core cell"
+
+
+def test_one_fork_is_never_decisive():
+    v = judge([30], [10])
+    assert v.outcome == INCONCLUSIVE and v.forks == 1 and "at least 2" in v.why
+
+
+def test_now_reads_median_interval_and_forks():
+    v = judge([30, 31, 29, 30, 32], [10, 10.5, 9.8, 10.1, 10])
+    assert v.now.endswith("5 forks") and "[" in v.now and v.low <= v.now_value <= v.high
+    assert v.scope == {"jdk": "17"} and v.scope_text == "JDK 17" and v.protocol == "post"
+
+
+@pytest.mark.parametrize("op,t,u,low,high,expected", [
+    ("<=", 50, None, 40, 49, HOLDS), ("<=", 50, None, 51, 60, FAILS), ("<=", 50, None, 45, 55, INCONCLUSIVE),
+    ("between", 0.75, 1.33, 0.9, 1.2, HOLDS), ("between", 0.75, 1.33, 1.5, 4.4, FAILS),
+    ("between", 0.75, 1.33, 0.43, 4.43, INCONCLUSIVE), ("outside", 0.9, 1.1, 1.5, 2.2, HOLDS),
+    ("outside", 0.9, 1.1, 0.95, 1.05, FAILS),
+])
+def test_rule_needs_the_whole_interval_on_one_side(op, t, u, low, high, expected):
+    assert Rule(op, t, u).decide(low, high) == expected
+
+
+def test_bad_rules_are_refused():
+    with pytest.raises(ValueError):
+        Rule("~", 1)
+    with pytest.raises(ValueError):
+        Rule("between", 2, 1)
+
+
+def test_replication_counts_agreeing_runs_and_marks_flips():
+    main = [judge([30, 31, 29, 30, 32], [10, 10.5, 9.8, 10.1, 10])]
+    other_holds = [judge([30, 32, 29, 31], [10, 10, 10, 10])]
+    other_fails = [judge([12, 12.5, 11.8, 12.2], [10, 10.5, 9.8, 10.1])]
+    v = verdicts.replicate(main, [main, other_holds, other_fails])[0]
+    assert (v.runs_agree, v.runs_total, v.unstable) == (2, 3, True)
+    steady = verdicts.replicate(main, [main, other_holds])[0]
+    assert (steady.runs_agree, steady.runs_total, steady.unstable) == (2, 2, False)
+    assert "2 of 2 runs" == verdicts.agreement(steady)
+
+
+def test_csv_table_has_the_agreed_columns():
+    t = verdicts.table([judge([30, 31, 29], [10, 10.5, 9.8])])
+    for col in ("claim", "scope", "protocol", "outcome", "now", "low", "high", "forks", "runs agreeing",
+                "runs stored", "then", "unstable"):
+        assert col in t.columns
+
+
+def forks(values_by_fork, **cols):
+    rows = []
+    for f, values in enumerate(values_by_fork):
+        rows.append(dict(fork=f, iteration=0, warmup=True, value=-1.0, **cols))
+        rows += [dict(fork=f, iteration=i + 1, warmup=False, value=v, **cols) for i, v in enumerate(values)]
+    return rows
+
+
+def test_protocols_read_each_fork_their_own_way():
+    df = pd.DataFrame(forks([[80, 300, 310, 305], [75, 290, 300, 299]], metric="throughput", status="ok"))
+    m = analysis.measured(df, "throughput")
+    assert sorted(analysis.fork_values(m, POST)) == [75, 80]          # the first timed run after warm-up
+    assert sorted(analysis.fork_values(m, LAB)) == [294.5, 302.5]     # the median of the measured runs
+
+
+def test_warmup_read_the_same_however_it_was_stored():
+    for w in ([True, False], ["True", "False"], [1, 0], ["1", "0"]):
+        df = pd.DataFrame({"warmup": w, "metric": "m", "value": [1.0, 2.0], "status": "ok"})
+        assert analysis.measured(df, "m")["value"].tolist() == [2.0]
+
+
+def test_by_machine_keeps_machines_apart():
+    rows = pd.DataFrame(forks([[10, 11], [12, 10]], metric="m", status="ok", machine="fast")
+                        + forks([[100, 110], [120, 100]], metric="m", status="ok", machine="slow"))
+
+    @analysis.by_machine
+    def medians(df):
+        return analysis.summary(analysis.measured(df, "m"), ["metric"])
+
+    @analysis.by_machine
+    def judged(df):
+        m = analysis.measured(df, "m")
+        return [verdicts.judge(RATIO, verdicts.estimate(lambda a: a / 5, analysis.fork_values(m)))]
+
+    t = medians(rows)
+    assert sorted(t["machine"]) == ["fast", "slow"] and sorted(t["median"]) == [10.5, 105.0]
+    v = judged(rows)
+    assert {x.machine for x in v} == {"fast", "slow"} and len(v) == 2
+    assert {round(x.now_value) for x in v} == {2, 22}
+
+
+def test_formatters_pick_readable_units():
+    assert analysis.fmt_ns(42.123) == "42.1 ns" and analysis.fmt_ns(3140) == "3.14 µs"
+    assert analysis.fmt_rate(312.4e6) == "312.4M ops/s" and analysis.fmt_mbps(1.234e9) == "1,234 MB/s"
+    assert analysis.fmt_ratio(604.2) == "604x" and analysis.fmt_ratio(1.0249) == "1.02x"
+    assert analysis.fmt_value(np.nan, "ns") == ""
+
+
+def test_orderings_follow_the_given_list_then_the_rest():
+    assert analysis.ordered(["b", "x", "a", "c"], ["c", "a"]) == ["c", "a", "b", "x"]
+    assert analysis.ordered([10, 2, 1]) == [1, 2, 10]
