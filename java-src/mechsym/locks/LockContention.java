@@ -1,21 +1,18 @@
 package mechsym.locks;
 
-import java.lang.management.ManagementFactory;
 import java.util.List;
-import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.StampedLock;
 
-import com.sun.management.HotSpotDiagnosticMXBean;
-
-import mechsym.common.Affinity;
 import mechsym.common.Args;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
+import mechsym.common.VmOptions;
 
 /**
  * Counter increments under a lock, 1..N contending threads.
@@ -125,8 +122,8 @@ public final class LockContention {
         dropOne = args.choice("fault", "none", FAULTS).equals("drop-one");
         args.finish();
 
-        final String biased = vmOption("UseBiasedLocking");
-        final String delay = vmOption("BiasedLockingStartupDelay");
+        final String biased = VmOptions.value("UseBiasedLocking");
+        final String delay = VmOptions.value("BiasedLockingStartupDelay");
         final Csv csv = new Csv("pinning", "vm_biased_locking", "vm_biased_startup_delay_ms");
         final List<String> extra = List.of(pin.length == 0 ? "none" : "thread", biased, delay);
 
@@ -155,15 +152,6 @@ public final class LockContention {
         final long ops = (iterations / threads) * threads;
         csv.row(extra, iteration, warmup, "duration", ns, "ns");
         csv.row(extra, iteration, warmup, "throughput", ops * 1e9 / ns, "ops/s");
-    }
-
-    /** A HotSpot option's value, or "absent" when this JVM has no such option. */
-    private static String vmOption(final String name) {
-        try {
-            return ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).getVMOption(name).getValue();
-        } catch (IllegalArgumentException | UnsupportedOperationException e) {
-            return "absent";
-        }
     }
 
     /**
@@ -237,38 +225,19 @@ public final class LockContention {
         CheckFailed.require(checkFailure[0] == null, checkFailure[0]);
     }
 
-    @FunctionalInterface
-    private interface Work {
-        void run() throws InterruptedException, BrokenBarrierException;
-    }
-
     /**
      * Starts {@code threads} workers named lock-contention-i (thread i pinned to
      * pin[i % n] first, when pins are given), each running {@code work}; joins
      * them and rethrows the first failure. {@code onFailure} runs in a failing
      * worker so that the others are released from their barriers.
      */
-    private static void runWorkers(final int threads, final int[] pin, final Work work, final Runnable onFailure)
+    private static void runWorkers(final int threads, final int[] pin, final Threads.Work work, final Runnable onFailure)
             throws InterruptedException {
-        final Throwable[] failure = new Throwable[1];
+        final FirstFailure failure = new FirstFailure();
         final Thread[] workers = new Thread[threads];
         for (int i = 0; i < threads; i++) {
             final int cpu = pin.length == 0 ? -1 : pin[i % pin.length];
-            workers[i] = new Thread(() -> {
-                try {
-                    if (cpu >= 0) {
-                        Affinity.pinCurrentThread(cpu);
-                    }
-                    work.run();
-                } catch (InterruptedException | BrokenBarrierException | RuntimeException e) {
-                    synchronized (failure) {
-                        if (failure[0] == null) {
-                            failure[0] = e;
-                        }
-                    }
-                    onFailure.run();
-                }
-            }, "lock-contention-" + i);
+            workers[i] = Threads.worker("lock-contention-" + i, cpu, failure, work, onFailure);
         }
         Threads.startJoinRethrow(failure, "worker", workers);
     }

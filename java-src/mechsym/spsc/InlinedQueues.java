@@ -7,12 +7,13 @@ import java.lang.invoke.VarHandle;
  * The post's inlined-counter queues. The four counters of {@link OriginalQueue}
  * move out of their holder objects into the queue object itself, and a class
  * hierarchy forces their order and the padding between them (HotSpot lays out
- * a superclass's fields before its subclass's): cold fields, pad, tail, pad,
- * headCache, pad, head, pad, tailCache, pad, each pad seven longs (56 bytes),
- * so every hot field is 64 bytes from the next. Ordered writes of head and
- * tail go through {@link VarHandle#setRelease} (the post used Unsafe's
- * putOrderedLong, the same store); reads of head and tail are volatile reads.
- * The same algorithm as O1 otherwise.
+ * a superclass's fields before its subclass's; see package-info for the
+ * naming): cold fields, pad, tail, pad, headCache, pad, head, pad, tailCache,
+ * pad, each pad seven longs (56 bytes), so every hot field is 64 bytes from
+ * the next. Ordered writes of head and tail go through
+ * {@link VarHandle#setRelease} (the post used Unsafe's putOrderedLong, the same
+ * store); reads of head and tail are volatile reads. The same algorithm as O1
+ * otherwise.
  * <ul>
  *   <li>{@link I1}: inlined counters; the cold fields (capacity, mask, buffer)
  *       sit right after the object header.</li>
@@ -24,106 +25,132 @@ import java.lang.invoke.VarHandle;
  *       a cold field there).</li>
  *   <li>{@link I4}: I3 with the padded data buffer (16 unused slots on each end).</li>
  * </ul>
- * {@link SpscLayout} prints the actual layout with JOL and checks the spacing.
+ *
+ * <p>Why offer and poll are written out four times, identically except for
+ * the {@code PAD} constant and the class whose VarHandle they use: each
+ * variant's layout is its own class hierarchy, and the post measured four
+ * separate classes, each with its own copy of the hot path (its own bytecode,
+ * so its own profile and compiled code). A shared superclass method or a
+ * static helper taking the queue would change that: one method compiled for
+ * two receivers, or a call the JIT has to inline first. So the copies stay;
+ * tests/test_spsc_sanity.py runs the same contract over every variant, which
+ * is what keeps them alike. Comments name each access with the prefixes of
+ * package-info (lv, so, lp, sp).
+ *
+ * <p>{@link SpscLayout} prints the actual layout with JOL and checks the spacing.
  */
 public final class InlinedQueues {
     private InlinedQueues() {
     }
 
-    static final int DATA_PAD = 16;
+    /** Unused slots at each end of I2's and I4's buffer: the same as O2's. */
+    static final int DATA_PAD = OriginalPaddedDataQueue.PAD;
 
     // I1 and I2: inlined counters, cold fields flush against the object header.
-    /** Cold fields: written once in the constructor, read by both threads. */
-    abstract static class ACold {
+
+    /** Cold fields of I1 and I2: written once in the constructor, read by both threads. */
+    abstract static class InlinedColdFields {
         final int capacity;
         final int mask;
         final Object[] buffer;
 
-        ACold(final int capacity, final int dataPad) {
+        InlinedColdFields(final int capacity, final int dataPad) {
             this.capacity = capacity;
             this.mask = capacity - 1;
             this.buffer = new Object[capacity + 2 * dataPad];
         }
     }
 
-    abstract static class AL1Pad extends ACold {
-        long p10, p11, p12, p13, p14, p15, p16;
+    /** Padding only: 56 bytes between the cold fields and tail. */
+    abstract static class InlinedL1Pad extends InlinedColdFields {
+        long p10, p11, p12, p13; // 32 bytes
+        long p14, p15, p16;      // 56 bytes
 
-        AL1Pad(final int capacity, final int dataPad) {
+        InlinedL1Pad(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class ATail extends AL1Pad {
+    /** The producer's index (tail): written by the producer only (so), read by both (lv). */
+    abstract static class InlinedTailField extends InlinedL1Pad {
         volatile long tail;
-        static final VarHandle TAIL = handle(ATail.class, "tail");
+        static final VarHandle TAIL = handle(InlinedTailField.class, "tail");
 
-        ATail(final int capacity, final int dataPad) {
+        InlinedTailField(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class AL2Pad extends ATail {
-        long p20, p21, p22, p23, p24, p25, p26;
+    /** Padding only: 56 bytes between tail and headCache. */
+    abstract static class InlinedL2Pad extends InlinedTailField {
+        long p20, p21, p22, p23; // 32 bytes
+        long p24, p25, p26;      // 56 bytes
 
-        AL2Pad(final int capacity, final int dataPad) {
+        InlinedL2Pad(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class AHeadCache extends AL2Pad {
+    /** The producer's plain copy of head (lp/sp by the producer only): it reads head only when this says full. */
+    abstract static class InlinedHeadCacheField extends InlinedL2Pad {
         long headCache;
-        static final VarHandle HEADCACHE = handle(AHeadCache.class, "headCache");
 
-        AHeadCache(final int capacity, final int dataPad) {
+        InlinedHeadCacheField(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class AL3Pad extends AHeadCache {
-        long p30, p31, p32, p33, p34, p35, p36;
+    /** Padding only: 56 bytes between headCache and head. */
+    abstract static class InlinedL3Pad extends InlinedHeadCacheField {
+        long p30, p31, p32, p33; // 32 bytes
+        long p34, p35, p36;      // 56 bytes
 
-        AL3Pad(final int capacity, final int dataPad) {
+        InlinedL3Pad(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class AHead extends AL3Pad {
+    /** The consumer's index (head): written by the consumer only (so), read by both (lv). */
+    abstract static class InlinedHeadField extends InlinedL3Pad {
         volatile long head;
-        static final VarHandle HEAD = handle(AHead.class, "head");
+        static final VarHandle HEAD = handle(InlinedHeadField.class, "head");
 
-        AHead(final int capacity, final int dataPad) {
+        InlinedHeadField(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class AL4Pad extends AHead {
-        long p40, p41, p42, p43, p44, p45, p46;
+    /** Padding only: 56 bytes between head and tailCache. */
+    abstract static class InlinedL4Pad extends InlinedHeadField {
+        long p40, p41, p42, p43; // 32 bytes
+        long p44, p45, p46;      // 56 bytes
 
-        AL4Pad(final int capacity, final int dataPad) {
+        InlinedL4Pad(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class ATailCache extends AL4Pad {
+    /** The consumer's plain copy of tail (lp/sp by the consumer only): it reads tail only when this says empty. */
+    abstract static class InlinedTailCacheField extends InlinedL4Pad {
         long tailCache;
-        static final VarHandle TAILCACHE = handle(ATailCache.class, "tailCache");
 
-        ATailCache(final int capacity, final int dataPad) {
+        InlinedTailCacheField(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class AL5Pad extends ATailCache {
-        long p50, p51, p52, p53, p54, p55, p56;
+    /** Padding only: 56 bytes between tailCache and whatever the heap puts after the queue. */
+    abstract static class InlinedL5Pad extends InlinedTailCacheField {
+        long p50, p51, p52, p53; // 32 bytes
+        long p54, p55, p56;      // 56 bytes
 
-        AL5Pad(final int capacity, final int dataPad) {
+        InlinedL5Pad(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
     /** I1: inlined counters (no data padding). */
-    public static final class I1 extends AL5Pad implements SpscQueue {
+    public static final class I1 extends InlinedL5Pad implements SpscQueue {
         private static final int PAD = 0;
 
         public I1(final int capacity) {
@@ -132,38 +159,38 @@ public final class InlinedQueues {
 
         @Override
         public boolean offer(final Object e) {
-            final long currentTail = tail;
+            final long currentTail = tail;                       // lv tail
             final long wrapPoint = currentTail - capacity;
-            if (headCache <= wrapPoint) {
-                headCache = head;
+            if (headCache <= wrapPoint) {                        // lp headCache
+                headCache = head;                                // lv head, sp headCache
                 if (headCache <= wrapPoint) {
                     return false;
                 }
             }
-            buffer[PAD + ((int) currentTail & mask)] = e;
-            ATail.TAIL.setRelease(this, currentTail + 1);
+            buffer[PAD + ((int) currentTail & mask)] = e;        // sp element
+            InlinedTailField.TAIL.setRelease(this, currentTail + 1); // so tail
             return true;
         }
 
         @Override
         public Object poll() {
-            final long currentHead = head;
-            if (currentHead >= tailCache) {
-                tailCache = tail;
+            final long currentHead = head;                       // lv head
+            if (currentHead >= tailCache) {                      // lp tailCache
+                tailCache = tail;                                // lv tail, sp tailCache
                 if (currentHead >= tailCache) {
                     return null;
                 }
             }
             final int index = PAD + ((int) currentHead & mask);
-            final Object e = buffer[index];
-            buffer[index] = null;
-            AHead.HEAD.setRelease(this, currentHead + 1);
+            final Object e = buffer[index];                      // lp element
+            buffer[index] = null;                                // sp element
+            InlinedHeadField.HEAD.setRelease(this, currentHead + 1); // so head
             return e;
         }
     }
 
     /** I2: inlined counters and a padded data buffer. */
-    public static final class I2 extends AL5Pad implements SpscQueue {
+    public static final class I2 extends InlinedL5Pad implements SpscQueue {
         private static final int PAD = DATA_PAD;
 
         public I2(final int capacity) {
@@ -172,134 +199,152 @@ public final class InlinedQueues {
 
         @Override
         public boolean offer(final Object e) {
-            final long currentTail = tail;
+            final long currentTail = tail;                       // lv tail
             final long wrapPoint = currentTail - capacity;
-            if (headCache <= wrapPoint) {
-                headCache = head;
+            if (headCache <= wrapPoint) {                        // lp headCache
+                headCache = head;                                // lv head, sp headCache
                 if (headCache <= wrapPoint) {
                     return false;
                 }
             }
-            buffer[PAD + ((int) currentTail & mask)] = e;
-            ATail.TAIL.setRelease(this, currentTail + 1);
+            buffer[PAD + ((int) currentTail & mask)] = e;        // sp element
+            InlinedTailField.TAIL.setRelease(this, currentTail + 1); // so tail
             return true;
         }
 
         @Override
         public Object poll() {
-            final long currentHead = head;
-            if (currentHead >= tailCache) {
-                tailCache = tail;
+            final long currentHead = head;                       // lv head
+            if (currentHead >= tailCache) {                      // lp tailCache
+                tailCache = tail;                                // lv tail, sp tailCache
                 if (currentHead >= tailCache) {
                     return null;
                 }
             }
             final int index = PAD + ((int) currentHead & mask);
-            final Object e = buffer[index];
-            buffer[index] = null;
-            AHead.HEAD.setRelease(this, currentHead + 1);
+            final Object e = buffer[index];                      // lp element
+            buffer[index] = null;                                // sp element
+            InlinedHeadField.HEAD.setRelease(this, currentHead + 1); // so head
             return e;
         }
     }
 
-    // I3 and I4: the same with padding before the cold fields.
-    /** 64+ bytes of padding between the object header and the cold fields. */
-    abstract static class BL0Pad {
-        int p0i;
-        long p00, p01, p02, p03, p04, p05, p06, p07;
+    // I3 and I4: the same with padding before the cold fields ("padded class").
+
+    /**
+     * Padding only, before the cold fields of I3 and I4: the int fills the hole
+     * a 12-byte object header leaves before the first 8-byte-aligned field, the
+     * longs are 64 bytes, so no cold field shares the header's cache line.
+     */
+    abstract static class PaddedClassL0Pad {
+        int p0i;                                     //  4 bytes
+        long p00, p01, p02, p03;                     // 36 bytes
+        long p04, p05, p06, p07;                     // 68 bytes
     }
 
-    /** Cold fields: written once in the constructor, read by both threads. */
-    abstract static class BCold extends BL0Pad {
+    /** Cold fields of I3 and I4: written once in the constructor, read by both threads. */
+    abstract static class PaddedClassColdFields extends PaddedClassL0Pad {
         final int capacity;
         final int mask;
         final Object[] buffer;
 
-        BCold(final int capacity, final int dataPad) {
+        PaddedClassColdFields(final int capacity, final int dataPad) {
             this.capacity = capacity;
             this.mask = capacity - 1;
             this.buffer = new Object[capacity + 2 * dataPad];
         }
     }
 
-    abstract static class BL1Pad extends BCold {
-        long p10, p11, p12, p13, p14, p15, p16;
+    /** Padding only: 56 bytes between the cold fields and tail. */
+    abstract static class PaddedClassL1Pad extends PaddedClassColdFields {
+        long p10, p11, p12, p13; // 32 bytes
+        long p14, p15, p16;      // 56 bytes
 
-        BL1Pad(final int capacity, final int dataPad) {
+        PaddedClassL1Pad(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class BTail extends BL1Pad {
+    /** The producer's index (tail): written by the producer only (so), read by both (lv). */
+    abstract static class PaddedClassTailField extends PaddedClassL1Pad {
         volatile long tail;
-        static final VarHandle TAIL = handle(BTail.class, "tail");
+        static final VarHandle TAIL = handle(PaddedClassTailField.class, "tail");
 
-        BTail(final int capacity, final int dataPad) {
+        PaddedClassTailField(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class BL2Pad extends BTail {
-        long p20, p21, p22, p23, p24, p25, p26;
+    /** Padding only: 56 bytes between tail and headCache. */
+    abstract static class PaddedClassL2Pad extends PaddedClassTailField {
+        long p20, p21, p22, p23; // 32 bytes
+        long p24, p25, p26;      // 56 bytes
 
-        BL2Pad(final int capacity, final int dataPad) {
+        PaddedClassL2Pad(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class BHeadCache extends BL2Pad {
+    /** The producer's plain copy of head (lp/sp by the producer only): it reads head only when this says full. */
+    abstract static class PaddedClassHeadCacheField extends PaddedClassL2Pad {
         long headCache;
-        static final VarHandle HEADCACHE = handle(BHeadCache.class, "headCache");
 
-        BHeadCache(final int capacity, final int dataPad) {
+        PaddedClassHeadCacheField(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class BL3Pad extends BHeadCache {
-        long p30, p31, p32, p33, p34, p35, p36;
+    /** Padding only: 56 bytes between headCache and head. */
+    abstract static class PaddedClassL3Pad extends PaddedClassHeadCacheField {
+        long p30, p31, p32, p33; // 32 bytes
+        long p34, p35, p36;      // 56 bytes
 
-        BL3Pad(final int capacity, final int dataPad) {
+        PaddedClassL3Pad(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class BHead extends BL3Pad {
+    /** The consumer's index (head): written by the consumer only (so), read by both (lv). */
+    abstract static class PaddedClassHeadField extends PaddedClassL3Pad {
         volatile long head;
-        static final VarHandle HEAD = handle(BHead.class, "head");
+        static final VarHandle HEAD = handle(PaddedClassHeadField.class, "head");
 
-        BHead(final int capacity, final int dataPad) {
+        PaddedClassHeadField(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class BL4Pad extends BHead {
-        long p40, p41, p42, p43, p44, p45, p46;
+    /** Padding only: 56 bytes between head and tailCache. */
+    abstract static class PaddedClassL4Pad extends PaddedClassHeadField {
+        long p40, p41, p42, p43; // 32 bytes
+        long p44, p45, p46;      // 56 bytes
 
-        BL4Pad(final int capacity, final int dataPad) {
+        PaddedClassL4Pad(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class BTailCache extends BL4Pad {
+    /** The consumer's plain copy of tail (lp/sp by the consumer only): it reads tail only when this says empty. */
+    abstract static class PaddedClassTailCacheField extends PaddedClassL4Pad {
         long tailCache;
-        static final VarHandle TAILCACHE = handle(BTailCache.class, "tailCache");
 
-        BTailCache(final int capacity, final int dataPad) {
+        PaddedClassTailCacheField(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
-    abstract static class BL5Pad extends BTailCache {
-        long p50, p51, p52, p53, p54, p55, p56;
+    /** Padding only: 56 bytes between tailCache and whatever the heap puts after the queue. */
+    abstract static class PaddedClassL5Pad extends PaddedClassTailCacheField {
+        long p50, p51, p52, p53; // 32 bytes
+        long p54, p55, p56;      // 56 bytes
 
-        BL5Pad(final int capacity, final int dataPad) {
+        PaddedClassL5Pad(final int capacity, final int dataPad) {
             super(capacity, dataPad);
         }
     }
 
     /** I3: inlined counters and a padded class (no data padding). */
-    public static final class I3 extends BL5Pad implements SpscQueue {
+    public static final class I3 extends PaddedClassL5Pad implements SpscQueue {
         private static final int PAD = 0;
 
         public I3(final int capacity) {
@@ -308,38 +353,38 @@ public final class InlinedQueues {
 
         @Override
         public boolean offer(final Object e) {
-            final long currentTail = tail;
+            final long currentTail = tail;                       // lv tail
             final long wrapPoint = currentTail - capacity;
-            if (headCache <= wrapPoint) {
-                headCache = head;
+            if (headCache <= wrapPoint) {                        // lp headCache
+                headCache = head;                                // lv head, sp headCache
                 if (headCache <= wrapPoint) {
                     return false;
                 }
             }
-            buffer[PAD + ((int) currentTail & mask)] = e;
-            BTail.TAIL.setRelease(this, currentTail + 1);
+            buffer[PAD + ((int) currentTail & mask)] = e;        // sp element
+            PaddedClassTailField.TAIL.setRelease(this, currentTail + 1); // so tail
             return true;
         }
 
         @Override
         public Object poll() {
-            final long currentHead = head;
-            if (currentHead >= tailCache) {
-                tailCache = tail;
+            final long currentHead = head;                       // lv head
+            if (currentHead >= tailCache) {                      // lp tailCache
+                tailCache = tail;                                // lv tail, sp tailCache
                 if (currentHead >= tailCache) {
                     return null;
                 }
             }
             final int index = PAD + ((int) currentHead & mask);
-            final Object e = buffer[index];
-            buffer[index] = null;
-            BHead.HEAD.setRelease(this, currentHead + 1);
+            final Object e = buffer[index];                      // lp element
+            buffer[index] = null;                                // sp element
+            PaddedClassHeadField.HEAD.setRelease(this, currentHead + 1); // so head
             return e;
         }
     }
 
     /** I4: inlined counters, padded class and padded data buffer. */
-    public static final class I4 extends BL5Pad implements SpscQueue {
+    public static final class I4 extends PaddedClassL5Pad implements SpscQueue {
         private static final int PAD = DATA_PAD;
 
         public I4(final int capacity) {
@@ -348,32 +393,32 @@ public final class InlinedQueues {
 
         @Override
         public boolean offer(final Object e) {
-            final long currentTail = tail;
+            final long currentTail = tail;                       // lv tail
             final long wrapPoint = currentTail - capacity;
-            if (headCache <= wrapPoint) {
-                headCache = head;
+            if (headCache <= wrapPoint) {                        // lp headCache
+                headCache = head;                                // lv head, sp headCache
                 if (headCache <= wrapPoint) {
                     return false;
                 }
             }
-            buffer[PAD + ((int) currentTail & mask)] = e;
-            BTail.TAIL.setRelease(this, currentTail + 1);
+            buffer[PAD + ((int) currentTail & mask)] = e;        // sp element
+            PaddedClassTailField.TAIL.setRelease(this, currentTail + 1); // so tail
             return true;
         }
 
         @Override
         public Object poll() {
-            final long currentHead = head;
-            if (currentHead >= tailCache) {
-                tailCache = tail;
+            final long currentHead = head;                       // lv head
+            if (currentHead >= tailCache) {                      // lp tailCache
+                tailCache = tail;                                // lv tail, sp tailCache
                 if (currentHead >= tailCache) {
                     return null;
                 }
             }
             final int index = PAD + ((int) currentHead & mask);
-            final Object e = buffer[index];
-            buffer[index] = null;
-            BHead.HEAD.setRelease(this, currentHead + 1);
+            final Object e = buffer[index];                      // lp element
+            buffer[index] = null;                                // sp element
+            PaddedClassHeadField.HEAD.setRelease(this, currentHead + 1); // so head
             return e;
         }
     }

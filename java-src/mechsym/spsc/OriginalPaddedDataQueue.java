@@ -26,36 +26,32 @@ public final class OriginalPaddedDataQueue implements SpscQueue {
 
     @Override
     public boolean offer(final Object e) {
-        final long currentTail = tail.get();
+        final long currentTail = tail.get();               // lv tail
         final long wrapPoint = currentTail - capacity;
-        if (headCache.value <= wrapPoint) {
-            headCache.value = head.get();
+        if (headCache.value <= wrapPoint) {                // lp headCache
+            headCache.value = head.get();                  // lv head, sp headCache
             if (headCache.value <= wrapPoint) {
                 return false;
             }
         }
-        buffer[PAD + ((int) currentTail & mask)] = e;
-        tail.lazySet(currentTail + 1);
+        buffer[PAD + ((int) currentTail & mask)] = e;      // sp element
+        tail.lazySet(currentTail + 1);                     // so tail
         return true;
     }
 
     @Override
     public Object poll() {
-        final long currentHead = head.get();
-        if (currentHead >= tailCache.value) {
-            tailCache.value = tail.get();
+        final long currentHead = head.get();               // lv head
+        if (currentHead >= tailCache.value) {              // lp tailCache
+            tailCache.value = tail.get();                  // lv tail, sp tailCache
             if (currentHead >= tailCache.value) {
                 return null;
             }
         }
         final int index = PAD + ((int) currentHead & mask);
-        final Object e = buffer[index];
-        buffer[index] = null;
-        head.lazySet(currentHead + 1);
+        final Object e = buffer[index];                    // lp element
+        buffer[index] = null;                              // sp element
+        head.lazySet(currentHead + 1);                     // so head
         return e;
-    }
-
-    long padSum() {
-        return tail.sum() + head.sum() + tailCache.sum() + headCache.sum();
     }
 }

@@ -19,11 +19,7 @@ public final class OriginalQueue implements SpscQueue {
     /** A plain long followed by 56 bytes of padding. */
     static final class PaddedLong {
         long value;
-        long p1, p2, p3, p4, p5, p6, p7;
-
-        long sum() {
-            return p1 + p2 + p3 + p4 + p5 + p6 + p7;
-        }
+        long p1, p2, p3, p4, p5, p6, p7; // 56 bytes after the value
     }
 
     /** An AtomicLong followed by 56 bytes of padding. */
@@ -33,10 +29,6 @@ public final class OriginalQueue implements SpscQueue {
 
         PaddedAtomicLong() {
             super(0L);
-        }
-
-        long sum() {
-            return p1 + p2 + p3 + p4 + p5 + p6 + p7;
         }
     }
 
@@ -56,37 +48,32 @@ public final class OriginalQueue implements SpscQueue {
 
     @Override
     public boolean offer(final Object e) {
-        final long currentTail = tail.get();
+        final long currentTail = tail.get();               // lv tail
         final long wrapPoint = currentTail - capacity;
-        if (headCache.value <= wrapPoint) {
-            headCache.value = head.get();
+        if (headCache.value <= wrapPoint) {                // lp headCache
+            headCache.value = head.get();                  // lv head, sp headCache
             if (headCache.value <= wrapPoint) {
                 return false;
             }
         }
-        buffer[(int) currentTail & mask] = e;
-        tail.lazySet(currentTail + 1);
+        buffer[(int) currentTail & mask] = e;              // sp element
+        tail.lazySet(currentTail + 1);                     // so tail
         return true;
     }
 
     @Override
     public Object poll() {
-        final long currentHead = head.get();
-        if (currentHead >= tailCache.value) {
-            tailCache.value = tail.get();
+        final long currentHead = head.get();               // lv head
+        if (currentHead >= tailCache.value) {              // lp tailCache
+            tailCache.value = tail.get();                  // lv tail, sp tailCache
             if (currentHead >= tailCache.value) {
                 return null;
             }
         }
         final int index = (int) currentHead & mask;
-        final Object e = buffer[index];
-        buffer[index] = null;
-        head.lazySet(currentHead + 1);
+        final Object e = buffer[index];                    // lp element
+        buffer[index] = null;                              // sp element
+        head.lazySet(currentHead + 1);                     // so head
         return e;
-    }
-
-    /** Keeps the pad fields reachable (and javac quiet); never on the hot path. */
-    long padSum() {
-        return tail.sum() + head.sum() + tailCache.sum() + headCache.sum();
     }
 }

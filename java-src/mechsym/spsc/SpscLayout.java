@@ -35,13 +35,20 @@ import mechsym.common.Kernels;
  * When JOL cannot read the layout, one row per queue with metric
  * {@code jol_unavailable} = 1 and the reason in {@code jol_error}.
  *
+ * <p>Test-only fault injection: {@code --fault=unpadded} adds a class with the
+ * same fields and no padding ({@link Unpadded}) to the queues checked, with
+ * the rules of I3, and turns the check on: it must fail (exit code 3, nothing
+ * on stdout).
+ *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp 'build/mechsym.jar:build/lib/*' mechsym.spsc.SpscLayout --queue=I3 --format=text
  * </pre>
- * prints JOL's table: on JDK 17/25 with compressed class pointers, exactly the
- * post's I3 table (capacity at 80, tail at 152, headCache at 216, head at 280,
- * tailCache at 344, instance size 408 bytes).
+ * prints JOL's table: on JDK 17/25 with compressed class pointers (a 12-byte
+ * header), exactly the post's I3 table (capacity at 80, tail at 152, headCache
+ * at 216, head at 280, tailCache at 344, instance size 408 bytes). Compact
+ * object headers (-XX:+UseCompactObjectHeaders, JDK 24+) move every offset;
+ * the spacing the check asks for holds either way.
  */
 public final class SpscLayout {
     private static final List<String> FORMATS = List.of("csv", "text");
@@ -49,6 +56,26 @@ public final class SpscLayout {
     private static final List<String> PRODUCER = List.of("tail", "headCache", "producerIndex", "producerLimit");
     private static final List<String> CONSUMER = List.of("head", "tailCache", "consumerIndex");
     private static final List<String> COLD = List.of("capacity", "mask", "buffer");
+    /** The name the fault-injection class is checked under. */
+    private static final String FAULT_QUEUE = "unpadded";
+    /** Queues whose hot fields must be 64+ bytes apart, and those whose cold fields must start 64+ bytes in. */
+    private static final List<String> INLINED = List.of("I1", "I2", "I3", "I4", FAULT_QUEUE);
+    private static final List<String> PADDED_CLASS = List.of("I3", "I4", FAULT_QUEUE);
+    public static final List<String> FAULTS = List.of("none", FAULT_QUEUE);
+
+    /**
+     * Test-only (--fault=unpadded): the inlined queues' fields with no padding
+     * at all, which the check must reject. Never instantiated.
+     */
+    abstract static class Unpadded {
+        int capacity;
+        int mask;
+        Object[] buffer;
+        volatile long tail;
+        long headCache;
+        volatile long head;
+        long tailCache;
+    }
 
     private SpscLayout() {
     }
@@ -63,8 +90,12 @@ public final class SpscLayout {
         final String which = args.choice("queue", "all", allowed);
         final String format = args.choice("format", "csv", FORMATS);
         final String check = args.choice("check", "false", List.of("true", "false"));
+        final boolean fault = args.choice("fault", "none", FAULTS).equals(FAULT_QUEUE);
         args.finish();
-        final List<String> names = which.equals("all") ? SpscQueue.NAMES : List.of(which);
+        final List<String> names = new ArrayList<>(which.equals("all") ? SpscQueue.NAMES : List.of(which));
+        if (fault) {
+            names.add(FAULT_QUEUE);
+        }
         final PrintStream out = System.out;
         System.setOut(System.err); // JOL may print warnings on stdout
         Addresses.quiet();
@@ -78,7 +109,7 @@ public final class SpscLayout {
         } finally {
             System.setOut(out);
         }
-        if (check.equals("true") && !failures.isEmpty()) {
+        if ((check.equals("true") || fault) && !failures.isEmpty()) {
             throw new CheckFailed(String.join("; ", failures));
         }
         if (format.equals("text")) {
@@ -95,6 +126,7 @@ public final class SpscLayout {
             case "O1": return List.of(OriginalQueue.class, OriginalQueue.PaddedAtomicLong.class, OriginalQueue.PaddedLong.class);
             case "O2": return List.of(OriginalPaddedDataQueue.class, OriginalQueue.PaddedAtomicLong.class, OriginalQueue.PaddedLong.class);
             case "jctools": return List.of(Class.forName("org.jctools.queues.SpscArrayQueue"));
+            case FAULT_QUEUE: return List.of(Unpadded.class);
             default: return List.of(SpscQueue.create(name, 2).getClass());
         }
     }
@@ -159,13 +191,11 @@ public final class SpscLayout {
             csv.row(List.of(name, cls, "(cold fields)", "", ""), 0, false, "cold_offset", cold, "bytes");
             text.append(String.format(Locale.ROOT, "%s: first cold field at offset %d%n%n", name, cold));
         }
-        if (name.startsWith("I")) {
-            if (gap < 64) {
-                failures.add(name + ": two hot fields only " + gap + " bytes apart");
-            }
-            if ((name.equals("I3") || name.equals("I4")) && cold < 64) {
-                failures.add(name + ": a cold field at offset " + cold + ", within 64 bytes of the object's start");
-            }
+        if (INLINED.contains(name) && gap < 64) {
+            failures.add(name + ": two hot fields only " + gap + " bytes apart");
+        }
+        if (PADDED_CLASS.contains(name) && cold < 64) {
+            failures.add(name + ": a cold field at offset " + cold + ", within 64 bytes of the object's start");
         }
     }
 }

@@ -1,20 +1,19 @@
 package mechsym.spsc;
 
-import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import com.sun.management.HotSpotDiagnosticMXBean;
-
-import mechsym.common.Affinity;
 import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
+import mechsym.common.Threads;
+import mechsym.common.VmOptions;
 
 /**
  * Throughput of a single-producer single-consumer queue, one run per JVM.
@@ -55,7 +54,14 @@ import mechsym.common.Kernels;
  * exits with code 3 and prints no number. The kernel also records, per run,
  * where the queue object and its buffer start within a 64-byte cache line
  * (from JOL's {@code addressOf}; -1 when JOL cannot tell), and the values of
- * the HotSpot options the post varied, as this JVM actually set them.
+ * the HotSpot options the post varied, as this JVM actually set them. A
+ * thread that cannot be pinned at run time (taskset refused; the CPU ids
+ * themselves are checked up front) is an error of the run, exit code 1.
+ *
+ * <p>Test-only fault injection: {@code --fault=duplicate-one} puts the first
+ * value of the first iteration into the queue twice (through a wrapper class
+ * that is loaded only then), so the consumer's check must fail: exit code 3,
+ * nothing on stdout.
  *
  * <p>How to run and what you should see:
  * <pre>
@@ -70,6 +76,8 @@ import mechsym.common.Kernels;
 public final class SpscThroughput {
     public static final List<String> QUEUES = SpscQueue.NAMES;
     private static final String[] HOTSPOT_OPTIONS = {"UseCondCardMark", "CompileThreshold", "TieredCompilation", "UseNUMA"};
+    /** Test-only fault injection (see class comment). */
+    public static final List<String> FAULTS = List.of("none", "duplicate-one");
 
     private SpscThroughput() {
     }
@@ -94,49 +102,33 @@ public final class SpscThroughput {
         final int measured = args.intValue("measured", 10, 1, 100_000);
         final int capacity = args.intValue("capacity", 32 * 1024, 2, 1 << 28);
         final int[] pin = args.cpuList("pin");
+        final boolean duplicateOne = args.choice("fault", "none", FAULTS).equals("duplicate-one");
         args.finish();
         if (measured > iterations) {
             throw new BadArgument("--measured=" + measured + ": must be at most --iterations=" + iterations);
         }
         if (pin.length != 0 && pin.length != 2) {
-            throw new BadArgument("--pin=" + join(pin) + ": give two CPU ids, producer then consumer (e.g. 0,1), or none");
+            throw new BadArgument("--pin=" + Args.join(pin) + ": give two CPU ids, producer then consumer (e.g. 0,1), or none");
         }
         final SpscQueue queue = SpscQueue.create(name, capacity);
         final long queueLine = Addresses.lineOffset(queue);
         final long bufferLine = Addresses.lineOffset(Addresses.buffer(queue));
 
-        final long[] durations = measure(queue, capacity, ops, iterations, pin);
+        final long[] durations = measure(duplicateOne ? new DuplicateFirst(queue) : queue, capacity, ops, iterations, pin);
 
         final Csv csv = new Csv("queue", "pinning", "producer_cpu", "consumer_cpu", "vm_cond_card_mark",
                                 "vm_compile_threshold", "vm_tiered_compilation", "vm_numa",
                                 "queue_line_offset", "buffer_line_offset");
         final List<String> extra = List.of(name, pin.length == 0 ? "none" : "thread",
             pin.length == 0 ? "any" : Integer.toString(pin[0]), pin.length == 0 ? "any" : Integer.toString(pin[1]),
-            vmOption(HOTSPOT_OPTIONS[0]), vmOption(HOTSPOT_OPTIONS[1]), vmOption(HOTSPOT_OPTIONS[2]),
-            vmOption(HOTSPOT_OPTIONS[3]), Long.toString(queueLine), Long.toString(bufferLine));
+            VmOptions.value(HOTSPOT_OPTIONS[0]), VmOptions.value(HOTSPOT_OPTIONS[1]), VmOptions.value(HOTSPOT_OPTIONS[2]),
+            VmOptions.value(HOTSPOT_OPTIONS[3]), Long.toString(queueLine), Long.toString(bufferLine));
         for (int i = 0; i < iterations; i++) {
             final boolean warmup = i < iterations - measured;
             csv.row(extra, i, warmup, "duration", durations[i], "ns");
             csv.row(extra, i, warmup, "throughput", ops * 1e9 / durations[i], "ops/s");
         }
         csv.flush(System.out);
-    }
-
-    private static String join(final int[] cpus) {
-        final StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < cpus.length; i++) {
-            sb.append(i == 0 ? "" : ",").append(cpus[i]);
-        }
-        return sb.toString();
-    }
-
-    /** A HotSpot option's value, or "absent" when this JVM has no such option. */
-    static String vmOption(final String option) {
-        try {
-            return ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).getVMOption(option).getValue();
-        } catch (IllegalArgumentException | UnsupportedOperationException e) {
-            return "absent";
-        }
     }
 
     /** What the producer and consumer threads share for one run. */
@@ -146,8 +138,8 @@ public final class SpscThroughput {
         final long ops;
         final long[] start;
         final long[] end;
+        final FirstFailure failure = new FirstFailure();
         volatile boolean abort;
-        volatile String failure;
 
         Shared(final SpscQueue queue, final Object[] values, final long ops, final int iterations) {
             this.queue = queue;
@@ -157,12 +149,9 @@ public final class SpscThroughput {
             this.end = new long[iterations];
         }
 
+        /** A failed check: recorded (first one wins) and both threads told to stop. */
         void fail(final String why) {
-            synchronized (this) {
-                if (failure == null) {
-                    failure = why;
-                }
-            }
+            failure.record(new CheckFailed(why));
             abort = true;
         }
     }
@@ -181,18 +170,15 @@ public final class SpscThroughput {
         }
         final Shared s = new Shared(queue, values, ops, iterations);
         final CyclicBarrier barrier = new CyclicBarrier(2);
-        final Thread producer = new Thread(() -> body(s, barrier, pin.length == 2 ? pin[0] : -1, true), "spsc-producer");
-        final Thread consumer = new Thread(() -> body(s, barrier, pin.length == 2 ? pin[1] : -1, false), "spsc-consumer");
-        producer.start();
-        consumer.start();
-        producer.join();
-        consumer.join();
-        if (s.failure != null) {
-            if (s.failure.startsWith("--pin")) {
-                throw new BadArgument(s.failure.replaceAll("\\s*\\R\\s*", "; "));  // taskset's reply may span lines
-            }
-            throw new CheckFailed(s.failure);
-        }
+        final Runnable stop = () -> {
+            s.abort = true;
+            release(barrier);
+        };
+        final Thread producer = Threads.worker("spsc-producer", pin.length == 2 ? pin[0] : -1, s.failure,
+                                               () -> body(s, barrier, true), stop);
+        final Thread consumer = Threads.worker("spsc-consumer", pin.length == 2 ? pin[1] : -1, s.failure,
+                                               () -> body(s, barrier, false), stop);
+        Threads.startJoinRethrow(s.failure, "spsc thread", producer, consumer);
         final long[] durations = new long[iterations];
         for (int i = 0; i < iterations; i++) {
             durations[i] = s.end[i] - s.start[i];
@@ -207,32 +193,30 @@ public final class SpscThroughput {
         return measure(SpscQueue.create(name, capacity), capacity, ops, iterations, new int[0]);
     }
 
-    private static void body(final Shared s, final CyclicBarrier barrier, final int cpu, final boolean isProducer) {
-        try {
-            if (cpu >= 0) {
-                Affinity.pinCurrentThread(cpu);
+    /**
+     * One thread's side of the run, after it has been pinned: meet the other at
+     * the barrier, then produce (clock started) or consume (clock stopped, the
+     * queue checked empty), once per iteration. A failed check is recorded in
+     * {@code s} and stops both threads at their next barrier; an exception is
+     * recorded by {@link Threads#worker}, which then runs {@code stop}.
+     */
+    private static void body(final Shared s, final CyclicBarrier barrier, final boolean isProducer)
+            throws InterruptedException, BrokenBarrierException {
+        for (int i = 0; i < s.start.length; i++) {
+            barrier.await();
+            if (s.abort) {
+                return;
             }
-            for (int i = 0; i < s.start.length; i++) {
-                barrier.await();
-                if (s.abort) {
-                    return;
-                }
-                if (isProducer) {
-                    s.start[i] = System.nanoTime();
-                    produce(s);
-                } else {
-                    consume(s, i);
-                    s.end[i] = System.nanoTime();
-                    if (!s.abort && s.queue.poll() != null) {
-                        s.fail("iteration " + i + ": the queue still held a value after all " + s.ops + " were taken");
-                    }
+            if (isProducer) {
+                s.start[i] = System.nanoTime();
+                produce(s);
+            } else {
+                consume(s, i);
+                s.end[i] = System.nanoTime();
+                if (!s.abort && s.queue.poll() != null) {
+                    s.fail("iteration " + i + ": the queue still held a value after all " + s.ops + " were taken");
                 }
             }
-        } catch (RuntimeException e) {
-            s.fail(e.getMessage() == null ? e.toString() : e.getMessage());
-            release(barrier);
-        } catch (InterruptedException | BrokenBarrierException e) {
-            s.fail("interrupted: " + e);
         }
     }
 
@@ -293,4 +277,36 @@ public final class SpscThroughput {
         }
     }
 
+    /**
+     * The test-only fault ({@code --fault=duplicate-one}): the first value
+     * offered goes into the queue twice, so the consumer sees it again where
+     * it expects the next one (or, with {@code --ops=1}, finds the queue not
+     * empty at the end). A separate class, loaded only in a fault run, so the
+     * measured runs' call sites never see it.
+     */
+    private static final class DuplicateFirst implements SpscQueue {
+        private final SpscQueue queue;
+        private boolean duplicated;
+
+        DuplicateFirst(final SpscQueue queue) {
+            this.queue = queue;
+        }
+
+        @Override
+        public boolean offer(final Object e) {
+            if (!queue.offer(e)) {
+                return false;
+            }
+            if (!duplicated) {
+                duplicated = true;
+                queue.offer(e); // the queue held one value of at least two slots: this fits
+            }
+            return true;
+        }
+
+        @Override
+        public Object poll() {
+            return queue.poll();
+        }
+    }
 }
