@@ -125,15 +125,16 @@ def _dispatch(args) -> int:
     if args.command == "verdicts":
         import pandas as pd
 
-        from .overview import ERROR, collect
+        from .overview import ERROR, collect, csv_frame, agreement
 
         if args.experiment:
             experiments.get(args.experiment)
         out = collect(args.machine, names=[args.experiment] if args.experiment else None)
         if args.format == "csv":
-            out.to_csv(sys.stdout, index=False)
+            csv_frame(out).to_csv(sys.stdout, index=False)
         else:
-            cols = ["notebook", "claim", "now", "outcome"]
+            out = out.assign(runs=out.apply(agreement, axis=1))
+            cols = ["notebook", "id", "scope", "protocol", "now", "outcome", "runs"]
             if out["machine"].nunique() > 1:
                 cols.insert(1, "machine")
             view = out.assign(now=out.apply(lambda r: r["now"] if r["now"] and r["now"] != "n/a" else r["why"], axis=1))

@@ -17,31 +17,32 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from . import MechsymError, experiments, store
-from .verdicts import FAILS, HOLDS, UNMEASURABLE, Verdict
+from . import MechsymError, analysis, experiments, store
+from . import verdicts as verdicts_mod
+from .verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, Verdict
 
 NOT_RUN = "not run yet"
 ERROR = "error"
-STATUSES = (HOLDS, FAILS, UNMEASURABLE, NOT_RUN, ERROR)
-COLOURS = {HOLDS: "#2ca02c", FAILS: "#d62728", UNMEASURABLE: "#9e9e9e", NOT_RUN: "#dddddd", ERROR: "#ff7f0e"}
+STATUSES = (HOLDS, FAILS, INCONCLUSIVE, UNMEASURABLE, NOT_RUN, ERROR)
+COLOURS = {HOLDS: "#2ca02c", FAILS: "#d62728", INCONCLUSIVE: "#e6b800", UNMEASURABLE: "#9e9e9e",
+           NOT_RUN: "#dddddd", ERROR: "#ff7f0e"}
 CELL_STYLE = {HOLDS: "background-color: #d8f0d8", FAILS: "background-color: #f6d5d5",
-              UNMEASURABLE: "background-color: #eeeeee", NOT_RUN: "background-color: #f7f7f7; color: #777",
-              ERROR: "background-color: #ffe3c2"}
-COLUMNS = ["experiment", "machine", "post", "notebook", "id", "scope", "claim", "then", "now", "outcome", "why",
-           "how tested", "then_value", "now_value"]
+              INCONCLUSIVE: "background-color: #fff2c2", UNMEASURABLE: "background-color: #eeeeee",
+              NOT_RUN: "background-color: #f7f7f7; color: #777", ERROR: "background-color: #ffe3c2"}
+COLUMNS = ["experiment", "machine", "post", "notebook", "id", "scope", "protocol", "claim", "then", "now", "outcome",
+           "why", "how tested", "then_value", "now_value", "low", "high", "forks", "runs_agree", "runs_total",
+           "unstable", "run", "source"]
 
 
-def _scope(now: str) -> str:
-    """What a verdict is about when a claim has several ("JDK 17", "cross-core"): the label before the first colon."""
-    head = now.split(":", 1)[0].strip() if ":" in now else ""
-    return head if 0 < len(head) <= 32 else ""
-
-
-def _row(name: str, machine: str, claim, outcome: str, now: str = "", why: str = "",
-         then_value=None, now_value=None) -> dict:
+def _row(name: str, machine: str, claim, outcome: str, now: str = "", why: str = "", v: Verdict | None = None) -> dict:
     return {"experiment": name, "machine": machine, "post": claim.post, "notebook": claim.notebook, "id": claim.id,
-            "scope": _scope(now), "claim": claim.text, "then": claim.then, "now": now, "outcome": outcome, "why": why,
-            "how tested": claim.test, "then_value": then_value, "now_value": now_value}
+            "scope": v.scope_text if v else "", "protocol": v.protocol if v else "", "claim": claim.text,
+            "then": claim.then, "now": now, "outcome": outcome, "why": why, "how tested": claim.test,
+            "then_value": v.then_value if v else None, "now_value": v.now_value if v else None,
+            "low": v.low if v else None, "high": v.high if v else None, "forks": v.forks if v else 0,
+            "runs_agree": v.runs_agree if v else None, "runs_total": v.runs_total if v else None,
+            "unstable": bool(v.unstable) if v else False, "run": v.run_id if v else "",
+            "source": getattr(claim, "source", "post")}
 
 
 def _load(name: str, machine: str | None, preset: str | None) -> pd.DataFrame:
@@ -55,22 +56,57 @@ def _load(name: str, machine: str | None, preset: str | None) -> pd.DataFrame:
 
 
 def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
-    """module.verdicts(df) machine by machine, each verdict tagged with its machine."""
+    """module.verdicts(df) machine by machine, each verdict tagged with its machine and run."""
     if df.empty:
         return []
-    if "machine" not in df:
-        return list(module.verdicts(df))
     out = []
-    for machine, sub in df.groupby(df["machine"].astype(str), sort=True):
-        out += [dataclasses.replace(v, machine=machine) for v in module.verdicts(sub.reset_index(drop=True))]
+    for machine, sub in analysis.split(df):
+        run = ",".join(sorted(sub["run_id"].astype(str).unique())) if "run_id" in sub else ""
+        out += [dataclasses.replace(v, machine=machine or v.machine, run_id=run) for v in module.verdicts(sub)]
     return out
 
 
-def collect(machine: str | None = None, preset: str | None = None, names: list[str] | None = None) -> pd.DataFrame:
+def quiet(meta: dict) -> bool:
+    """A run taken on a quiet machine (or one stored before noise was recorded: unknown counts as quiet)."""
+    try:
+        from . import noise
+        return noise.is_quiet(meta) is not False
+    except Exception:
+        return True
+
+
+def replication(module, name: str, df: pd.DataFrame, main: list[Verdict], busy: bool = False) -> list[Verdict]:
+    """The main verdicts with how many complete stored runs of the same machine and preset agree.
+
+    Each complete run is judged on its own; busy runs (noise on record) are left out unless busy=True."""
+    if df.empty or "run_id" not in df:
+        return main
+    per_run: list[list[Verdict]] = []
+    for machine, sub in analysis.split(df):
+        shown = set(sub["run_id"].astype(str))
+        metas = _runs(name, machine)
+        presets = {m.get("preset") for m in metas if m["run_id"] in shown}
+        metas = [m for m in metas if m.get("preset") in presets and (busy or quiet(m))]
+        if len(metas) < 2:
+            continue
+        rows = store.load(name, machine, latest=False)
+        for meta in metas:
+            one = rows[rows["run_id"].astype(str) == meta["run_id"]] if len(rows) else rows
+            if len(one):
+                try:
+                    per_run.append(machine_verdicts(module, one.reset_index(drop=True)))
+                except Exception:  # an old run the current analysis cannot read does not vote
+                    continue
+    return verdicts_mod.replicate(main, per_run) if per_run else main
+
+
+def collect(machine: str | None = None, preset: str | None = None, names: list[str] | None = None,
+            replicate: bool = True) -> pd.DataFrame:
     """One row per verdict: every claim of every experiment (or of `names`).
 
     machine: None (per experiment this machine, else the newest stored), a machine id, or "all"
-    (every stored machine; claims of an experiment a machine has not run are "not run yet" there)."""
+    (every stored machine; claims of an experiment a machine has not run are "not run yet" there).
+    replicate: judge every complete stored run of the same preset too, and count how many agree."""
     if machine not in (None, "", "all") and machine not in store.machines():
         have = ", ".join(store.machines()) or "none"
         raise MechsymError(f"machine '{machine}': no stored results (stored machines: {have}, or 'all')")
@@ -89,6 +125,8 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
         try:
             df = _load(name, machine, preset)
             verdicts = machine_verdicts(module, df)
+            if replicate:
+                verdicts = replication(module, name, df, verdicts)
         except MechsymError:
             raise
         except Exception as e:
@@ -97,7 +135,7 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
             continue
         judged = sorted({v.machine for v in verdicts})
         for v in verdicts:
-            rows.append(_row(name, v.machine, v.claim, v.outcome, v.now, v.why, v.then_value, v.now_value))
+            rows.append(_row(name, v.machine, v.claim, v.outcome, v.now, v.why, v))
         if machine == "all":
             missing = [m for m in all_machines if m not in judged] or ([] if judged else [store.machine_id()])
         elif not verdicts:
@@ -110,8 +148,27 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
     out = pd.DataFrame(rows, columns=COLUMNS)
     order = {c.id: i for name in (names or experiments.names()) for i, c in enumerate(_claims(name))}
     out["_order"] = out["id"].map(order).fillna(len(order))
-    out = out.sort_values(["post", "notebook", "_order", "scope", "machine"], kind="stable").drop(columns="_order")
-    return out.reset_index(drop=True)
+    out = out.sort_values(["post", "notebook", "_order", "scope", "protocol", "machine"], kind="stable")
+    return out.drop(columns="_order").reset_index(drop=True)
+
+
+CSV_COLUMNS = ["machine", "id", "scope", "protocol", "outcome", "now_value", "low", "high", "forks", "runs_agree",
+               "runs_total", "unstable", "then_value", "notebook", "run", "why"]
+
+
+def csv_frame(claims: pd.DataFrame) -> pd.DataFrame:
+    """`mechsym verdicts --format csv`: claim id, scope, protocol, outcome, now (median), its interval, forks,
+    runs agreeing / runs stored, unstable, then."""
+    return claims[CSV_COLUMNS].rename(columns={"id": "claim", "now_value": "now", "then_value": "then",
+                                               "runs_agree": "runs agreeing", "runs_total": "runs stored"})
+
+
+def agreement(row) -> str:
+    total = row.get("runs_total")
+    if total is None or pd.isna(total) or not total:
+        return ""
+    text = f"{int(row['runs_agree'])} of {int(total)} runs"
+    return text + " (unstable)" if row.get("unstable") else text
 
 
 def _claims(name: str) -> list:
@@ -133,7 +190,7 @@ def counts(claims: pd.DataFrame, by: str = "notebook") -> pd.DataFrame:
     if claims.empty:
         return pd.DataFrame(columns=list(STATUSES))
     t = claims.groupby([by, "outcome"]).size().unstack("outcome", fill_value=0)
-    return t.reindex(columns=[s for s in STATUSES if s in t.columns or s in (HOLDS, FAILS, UNMEASURABLE)],
+    return t.reindex(columns=[s for s in STATUSES if s in t.columns or s in (HOLDS, FAILS, INCONCLUSIVE, UNMEASURABLE)],
                      fill_value=0)
 
 
@@ -156,17 +213,22 @@ def table(claims: pd.DataFrame, ext: str = "ipynb"):
     c["notebook"] = c["notebook"].map(lambda n: link(n, ext))
     machines = list(dict.fromkeys(c["machine"]))
     key = ["post", "notebook", "claim", "then"]
+    c["runs"] = c.apply(agreement, axis=1)
     if len(machines) <= 1:
         c["result"] = c.apply(lambda r: "" if r["outcome"] == NOT_RUN else
                               " · ".join(x for x in (r["now"], r["why"]) if x and x != "n/a"), axis=1)
         status = "holds on this machine?" if machines == [store.machine_id()] else f"holds on {machines[0] if machines else '?'}?"
-        t = c[key + ["outcome", "result", "how tested"]].rename(columns={"outcome": status, "result": "now"})
+        t = c[key + ["scope", "protocol", "outcome", "result", "runs", "how tested"]].rename(
+            columns={"outcome": status, "result": "now", "scope": "where", "runs": "runs agreeing"})
+        if not t["runs agreeing"].astype(bool).any():
+            t = t.drop(columns="runs agreeing")
         status_cols = [status]
     else:
         c["n"] = c.groupby(key + ["scope", "machine"]).cumcount()
         c["result"] = c.apply(lambda r: r["now"] if r["now"] and r["now"] != "n/a" else
                               ("" if r["outcome"] == NOT_RUN else r["why"]), axis=1)
-        w = c.pivot_table(index=key + ["scope", "n"], columns="machine", values=["outcome", "result"],
+        c["protocol"] = c["protocol"].fillna("")
+        w = c.pivot_table(index=key + ["scope", "protocol", "n"], columns="machine", values=["outcome", "result"],
                           aggfunc="first", sort=False)
         w = w.reorder_levels([1, 0], axis=1)
         w = w.reindex(columns=pd.MultiIndex.from_product([machines, ["outcome", "result"]]))
@@ -261,8 +323,25 @@ def ratios(claims: pd.DataFrame) -> pd.DataFrame:
     c["now_value"] = pd.to_numeric(c["now_value"], errors="coerce")
     c = c[(c["then_value"] > 0) & (c["now_value"] > 0)].copy()
     c["now / then"] = c["now_value"] / c["then_value"]
-    c["label"] = c["id"] + c["scope"].map(lambda s: f" ({s})" if s else "")
+    c["label"] = c["id"] + [f" ({', '.join(x for x in (s, p) if x)})" if (s or p) else ""
+                            for s, p in zip(c["scope"].fillna(""), c["protocol"].fillna(""))]
     return c
+
+
+def left_out(claims: pd.DataFrame) -> pd.DataFrame:
+    """Claims judged here whose then-vs-now ratio is left out, with the reason (then and now differ in kind, or the
+    post gives no number for it)."""
+    known = {c.id: c for name in experiments.names() for c in _claims(name)}
+    rows = []
+    for cid in dict.fromkeys(claims.loc[~claims["outcome"].isin([NOT_RUN, ERROR]), "id"]):
+        c = known.get(cid)
+        if c is None:
+            continue
+        if c.no_ratio:
+            rows.append({"claim": cid, "why no ratio": c.no_ratio})
+        elif c.from_post is None:
+            rows.append({"claim": cid, "why no ratio": "the post gives no number for this statistic: " + c.then})
+    return pd.DataFrame(rows, columns=["claim", "why no ratio"])
 
 
 def plot_ratios(claims: pd.DataFrame):
@@ -289,7 +368,7 @@ def plot_ratios(claims: pd.DataFrame):
     ax.set_yticks(range(len(labels)), labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("now / then (log): 1 = the post's figure reproduced")
-    handles = [plt.Line2D([], [], ls="", marker="o", color=COLOURS[s], label=s) for s in (HOLDS, FAILS)]
+    handles = [plt.Line2D([], [], ls="", marker="o", color=COLOURS[s], label=s) for s in (HOLDS, FAILS, INCONCLUSIVE)]
     if len(machines) > 1:
         handles += [plt.Line2D([], [], ls="", marker=markers[k % len(markers)], color="grey", label=m)
                     for k, m in enumerate(machines)]
