@@ -16,8 +16,17 @@
 #
 # The Mechanical Sympathy posts (Martin Thompson, 2011; Nitsan Wakart, 2013) made claims about locks, signalling
 # between threads, file I/O and queues on the hardware of their day. Each notebook of this lab re-runs one post and
-# judges its claims: **holds**, **does not hold**, or **not measurable here** (with the reason). This page gathers
-# every verdict in one table, grouped by post, with a link to the notebook that shows the evidence.
+# judges its claims: **holds**, **does not hold**, **inconclusive**, or **not measurable here** (with the reason).
+# This page gathers every verdict in one table, grouped by post, with a link to the notebook that shows the evidence.
+#
+# How a verdict is made: a claim's statistic (a ratio, a latency, a share of runs) is computed per *fork*, a fresh
+# JVM, which is the unit of replication; it carries a 95% bootstrap interval over the forks. A claim holds, or does
+# not, only when the whole interval is on one side of the post's threshold (each threshold cites the post's sentence
+# and states how its words are read); otherwise it is inconclusive, with a rough count of the forks that would
+# likely decide it. Each claim is judged first the way its post measured it (*protocol* `post`: which run after
+# which warm-up, the thread shape, the placement); where the lab's own harness answers differently, a second row
+# (`lab`) shows it. *runs agreeing* counts the complete stored runs of the same machine that give the same outcome;
+# a claim whose runs disagree is marked unstable.
 #
 # It runs nothing itself: it renders what is stored under `data/results/` (whatever `PRESET` says; with
 # `make reports PRESET=standard` it is rendered last and shows the runs the other notebooks just made). The same
@@ -53,8 +62,8 @@ overview.machines_table()
 # %% [markdown]
 # ## Verdicts
 #
-# Verdicts per notebook (and per machine when several are stored): green holds, red does not hold, grey not
-# measurable here, light grey not run yet.
+# Verdicts per notebook (and per machine when several are stored): green holds, red does not hold, yellow
+# inconclusive, grey not measurable here, light grey not run yet.
 
 # %%
 claims = overview.collect(MACHINE or "all", PRESET)
@@ -64,8 +73,9 @@ overview.plot_counts(claims);
 # %% [markdown]
 # ### Every claim, grouped by post
 #
-# *then*: the post's own figure; *now*: this bench's figure on the machine named (a claim checked per JDK, or per CPU
-# placement, has one row each). The notebook link leads to the tables and plots behind each verdict.
+# *then*: the post's own figure; *now*: this bench's statistic on the machine named, as median [95% interval], forks
+# (a claim checked per JDK, runtime or CPU placement has one row per scope, *where*, and per protocol). The notebook
+# link leads to the tables and plots behind each verdict.
 
 # %%
 overview.table(claims)
@@ -82,6 +92,12 @@ overview.plot_ratios(claims);
 
 # %%
 overview.ratios(claims)[["machine", "label", "then_value", "now_value", "now / then", "outcome"]].round(3)
+
+# %% [markdown]
+# Claims left out of the ratio plot, and why (then and now must be the same quantity to be divided):
+
+# %%
+overview.left_out(claims)
 
 # %% [markdown]
 # ## What changed since the posts
