@@ -54,3 +54,21 @@ def default_sigint():
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def kernel_process(kernel, *args, jdk=None, flags=(), timeout=120):
+    """Run any kernel by name (a Java class, or c:<binary> for build/c/<binary>; see mechsym.kernels) in a
+    fresh process; returns the CompletedProcess, whatever its exit code."""
+    from mechsym.kernels import command
+
+    return subprocess.run(command(kernel, args, jdk=jdk, flags=flags), capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def run_kernel(kernel, *args, jdk=None, flags=(), timeout=120):
+    """Run a kernel that must succeed (exit 0); returns its CSV rows as mechsym.launch.parse_csv reads them."""
+    from mechsym import launch
+
+    r = kernel_process(kernel, *args, jdk=jdk, flags=flags, timeout=timeout)
+    assert r.returncode == 0, f"{kernel} {' '.join(args)}: exit {r.returncode}\n{r.stderr}"
+    return launch.parse_csv(r.stdout)

@@ -1,0 +1,138 @@
+"""Every kernel the lab has, in one registry, with what it takes to run it at its smallest.
+
+Each entry names a kernel (a Java class in build/mechsym.jar, or ``c:<name>`` for the C binary
+build/c/<name>) and gives:
+
+- ``smoke``: the smallest valid arguments (well under a second of work after start-up);
+- ``bad``: one argument with a value the kernel must refuse, and that argument's name;
+- ``fault``: the test-only arguments that make the kernel's own check fail, or ``None`` with the
+  reason in ``no_fault``;
+- ``columns``: the CSV header a smoke run prints (the kernel's own columns, then the lab's common
+  ones, :data:`COMMON_COLUMNS`).
+
+tests/test_kernel_contract.py runs the kernel contract of DESIGN.md over every entry (bad, unknown and
+duplicated arguments exit 2 with one line; the fault exits 3 and prints nothing; a smoke run exits 0
+with these columns), and fails when a class with a ``main`` or a C source is missing here. A new
+experiment registers its kernel here and gets those tests for free.
+
+Arguments may contain ``{scratch}``: an empty directory the caller provides (SequentialIo writes its
+file there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import MechsymError, classpath, repo_root
+from .launch import REQUIRED_COLUMNS
+
+#: The columns every kernel prints last, in this order (common/Csv.java; DESIGN.md "Kernels"):
+#: one row per measurement of a measured or warm-up iteration.
+COMMON_COLUMNS: tuple[str, ...] = tuple(REQUIRED_COLUMNS)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    smoke: tuple[str, ...]
+    bad: tuple[str, str]
+    columns: tuple[str, ...]
+    fault: tuple[str, ...] | None = None
+    no_fault: str = ""
+
+    def __post_init__(self):
+        if (self.fault is None) == (not self.no_fault):
+            raise ValueError(f"kernel {self.name}: give either fault arguments or the reason there are none")
+        if self.columns[-len(COMMON_COLUMNS):] != COMMON_COLUMNS:
+            raise ValueError(f"kernel {self.name}: columns must end with {', '.join(COMMON_COLUMNS)}")
+
+    @property
+    def short(self) -> str:
+        """LockContention, pingpong: for test ids and messages."""
+        return self.name.rsplit(".", 1)[-1].removeprefix("c:")
+
+    @property
+    def is_c(self) -> bool:
+        return self.name.startswith("c:")
+
+    def args(self, *extra: str, scratch: str | Path = "") -> list[str]:
+        """The smoke arguments with ``extra`` added; an extra argument replaces a smoke argument of the
+        same name (so the result never names an argument twice unless ``extra`` does)."""
+        names = {_arg_name(a) for a in extra}
+        out = [a for a in self.smoke if _arg_name(a) not in names] + list(extra)
+        return [a.replace("{scratch}", str(scratch)) for a in out]
+
+
+def _arg_name(arg: str) -> str:
+    return arg.split("=", 1)[0]
+
+
+KERNELS: tuple[Kernel, ...] = (
+    Kernel("mechsym.locks.LockContention",
+           smoke=("--threads=1", "--iterations=1000", "--warmup-iterations=100", "--runs=1"),
+           bad=("--threads=0", "--threads"),
+           fault=("--fault=drop-one",),
+           columns=("pinning", "vm_biased_locking", "vm_biased_startup_delay_ms", *COMMON_COLUMNS)),
+    Kernel("mechsym.signalling.LockedSignalling",
+           smoke=("--iterations=1000", "--runs=1", "--warmup-runs=0", "--sample-every=10"),
+           bad=("--iterations=0", "--iterations"),
+           fault=("--inject=skip",),
+           columns=("pinning", *COMMON_COLUMNS)),
+    Kernel("mechsym.signalling.VolatilePingPong",
+           # yield: two spinning threads on one CPU of a busy 2-core machine would wait for the scheduler
+           smoke=("--iterations=1000", "--runs=1", "--warmup-runs=0", "--wait=yield", "--sample-every=10"),
+           bad=("--iterations=0", "--iterations"),
+           fault=("--inject=skip",),
+           columns=("pinning", *COMMON_COLUMNS)),
+    Kernel("mechsym.io.SequentialIo",
+           smoke=("--file={scratch}/seqio.dat", "--size=65536", "--passes=1", "--warmup-passes=0"),
+           bad=("--passes=0", "--passes"),
+           no_fault="no argument injects a fault: its checksum and size checks are proven by "
+                    "tests/test_seqio_kernel.py, which corrupts, replays and truncates the file between "
+                    "phases through --evict=ask",
+           columns=("method", "sync", "evict", "size_bytes", *COMMON_COLUMNS)),
+    Kernel("mechsym.spsc.SpscThroughput",
+           smoke=("--ops=1000", "--iterations=1", "--measured=1", "--capacity=64"),
+           bad=("--ops=0", "--ops"),
+           fault=("--fault=duplicate-one",),
+           columns=("queue", "pinning", "producer_cpu", "consumer_cpu", "vm_cond_card_mark", "vm_compile_threshold",
+                    "vm_tiered_compilation", "vm_numa", "queue_line_offset", "buffer_line_offset", *COMMON_COLUMNS)),
+    Kernel("mechsym.spsc.SpscLayout",
+           smoke=("--queue=I1",),
+           bad=("--queue=O9", "--queue"),
+           fault=("--fault=unpadded",),
+           columns=("queue", "class", "field", "type", "jol_error", *COMMON_COLUMNS)),
+    Kernel("c:pingpong",
+           smoke=("--iterations=1000", "--runs=1", "--warmup-runs=0", "--wait=yield", "--sample-every=10"),
+           bad=("--iterations=0", "--iterations"),
+           fault=("--inject=skip",),
+           columns=("pinning", *COMMON_COLUMNS)),
+)
+
+BY_NAME: dict[str, Kernel] = {k.name: k for k in KERNELS}
+
+
+def get(name: str) -> Kernel:
+    """The registered kernel called ``name``; a one-line error listing the known ones otherwise."""
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise MechsymError(f"kernel '{name}': not registered in mechsym.kernels (known: {', '.join(BY_NAME)})") \
+            from None
+
+
+def command(name: str, args=(), jdk=None, flags=()) -> list[str]:
+    """The command line that runs kernel ``name`` (a Java class, registered or not, or ``c:<binary>``) with
+    ``args``: ``<jdk>/bin/java <flags> -cp <classpath> <class> args`` or ``build/c/<binary> args``."""
+    if name.startswith("c:"):
+        if flags:
+            raise MechsymError(f"kernel {name}: JVM flags {' '.join(flags)} given to a C kernel")
+        binary = repo_root() / "build" / "c" / name[2:]
+        if not binary.exists():
+            raise MechsymError(f"C kernel {binary.name}: not built ({binary} missing); run `make` first")
+        return [str(binary), *args]
+    from .jdk import discover
+
+    java = (jdk or discover()[0]).java
+    return [str(java), *flags, "-cp", classpath(), name, *args]

@@ -1,0 +1,93 @@
+"""The kernel contract of DESIGN.md ("Kernels"), checked on every kernel of mechsym.kernels.KERNELS.
+
+- a bad argument value, an unknown argument, an argument given twice: exit 2, nothing on stdout, exactly
+  one line on stderr naming the argument;
+- the test-only fault: exit 3 and nothing on stdout (no number from a run that failed its check);
+- a smoke run: exit 0, CSV whose header is the registered columns, ending with the common ones.
+
+A kernel's own behaviour (variants, checks under stress, in-process calls) is tested in its own file.
+No test asserts a timing."""
+
+import re
+
+import pytest
+
+from conftest import ROOT, kernel_process
+from mechsym import kernels, launch
+from mechsym.kernels import COMMON_COLUMNS, KERNELS
+
+IDS = [k.short for k in KERNELS]
+MAIN = re.compile(r"public\s+static\s+void\s+main\s*\(\s*(final\s+)?String\s*(\[\]|\.\.\.)\s*\w+\s*\)")
+
+
+def run(kernel, tmp_path, *extra):
+    return kernel_process(kernel.name, *kernel.args(*extra, scratch=tmp_path))
+
+
+def one_line_naming(r, name):
+    """Exit 2, nothing on stdout, exactly one line on stderr and it names the argument."""
+    assert r.returncode == 2, f"exit {r.returncode}\nstdout: {r.stdout[:500]}\nstderr: {r.stderr}"
+    assert r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, lines
+    assert name in lines[0], lines[0]
+
+
+def test_the_registry_lists_every_kernel():
+    """Every Java class with a main and every C source is registered, and nothing else is."""
+    java = set()
+    for path in (ROOT / "java-src").rglob("*.java"):
+        if MAIN.search(path.read_text()):
+            java.add(".".join(path.relative_to(ROOT / "java-src").with_suffix("").parts))
+    c = {f"c:{p.stem}" for p in (ROOT / "c-src").glob("*.c")}
+    assert java | c == set(kernels.BY_NAME)
+
+
+def test_the_registry_refuses_an_entry_without_fault_or_reason():
+    with pytest.raises(ValueError, match="give either fault arguments or the reason"):
+        kernels.Kernel("x.Y", smoke=(), bad=("--a=0", "--a"), columns=COMMON_COLUMNS)
+    with pytest.raises(ValueError, match="columns must end with iteration, warmup, metric, value, unit"):
+        kernels.Kernel("x.Y", smoke=(), bad=("--a=0", "--a"), columns=("value", "unit"), fault=("--f=1",))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
+def test_bad_argument_value_exits_2_with_one_line_naming_it(kernel, tmp_path):
+    value, name = kernel.bad
+    one_line_naming(run(kernel, tmp_path, value), name)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
+def test_unknown_argument_exits_2_with_one_line_naming_it(kernel, tmp_path):
+    one_line_naming(run(kernel, tmp_path, "--no-such-argument=1"), "--no-such-argument")
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
+def test_duplicated_argument_exits_2_with_one_line_naming_it(kernel, tmp_path):
+    # the smoke arguments, then the first of them again: each value alone is valid
+    first = kernel.smoke[0]
+    args = kernel.args(scratch=tmp_path)
+    r = kernel_process(kernel.name, *args, args[0])
+    one_line_naming(r, first.split("=", 1)[0])
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
+def test_injected_fault_exits_3_and_prints_nothing(kernel, tmp_path):
+    if kernel.fault is None:
+        pytest.skip(f"{kernel.short}: {kernel.no_fault}")
+    r = run(kernel, tmp_path, *kernel.fault)
+    assert r.returncode == 3, f"exit {r.returncode}\nstderr: {r.stderr}"
+    assert r.stdout == ""
+    assert any("CHECK FAILED" in line for line in r.stderr.splitlines()), r.stderr
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
+def test_smoke_run_exits_0_with_the_agreed_columns(kernel, tmp_path):
+    r = run(kernel, tmp_path)
+    assert r.returncode == 0, f"exit {r.returncode}\nstderr: {r.stderr}"
+    header = r.stdout.splitlines()[0].split(",")
+    assert tuple(header) == kernel.columns
+    assert tuple(header[-len(COMMON_COLUMNS):]) == COMMON_COLUMNS
+    df = launch.parse_csv(r.stdout)  # numeric values, boolean warm-up flags, at least one row
+    assert (df["iteration"] >= 0).all()
+    assert (~df["warmup"]).any(), "no measured (non-warm-up) row"
+    assert df["metric"].notna().all() and df["unit"].notna().all()
