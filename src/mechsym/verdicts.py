@@ -172,6 +172,34 @@ def estimate(fn: Callable[..., float], *groups, n_boot: int = 2000, level: float
     return Estimate(value, float(min(low, value)), float(max(high, value)), n)
 
 
+def estimate_with(fn: Callable[..., float], *groups, n_boot: int = 2000, level: float = LEVEL,
+                  seed: int = 20111119) -> Estimate | None:
+    """fn(group 1, group 2, ...) on the per-fork arrays themselves, with a percentile bootstrap interval over forks.
+
+    For a statistic that is not a function of the groups' medians: a mean where the post averaged its runs, a
+    spread (coefficient of variation, a percentile band), the margin of the best of several variants. Each group is
+    resampled by fork, independently of the others; a 2-D group keeps each fork's row together (e.g. a fork's
+    summary and its within-run spread). None when a group is empty; with fewer than MIN_FORKS forks in some group
+    the interval is unbounded."""
+    arrays = [np.asarray(g, dtype=float) for g in groups]
+    arrays = [a[np.isfinite(a).reshape(len(a), -1).all(axis=1)] if a.ndim > 1 else a[np.isfinite(a)] for a in arrays]
+    if not arrays or any(len(a) == 0 for a in arrays):
+        return None
+    value = float(fn(*arrays))
+    n = min(len(a) for a in arrays)
+    if n < MIN_FORKS:
+        return Estimate(value, -math.inf, math.inf, n)
+    rng = np.random.default_rng(seed)
+    picks = [rng.integers(0, len(a), (n_boot, len(a))) for a in arrays]
+    stats = np.array([fn(*[a[p[b]] for a, p in zip(arrays, picks)]) for b in range(n_boot)], dtype=float)
+    stats = stats[np.isfinite(stats)]
+    if stats.size == 0:
+        return Estimate(value, -math.inf, math.inf, n)
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(stats, [tail, 100 - tail])
+    return Estimate(value, float(min(low, value)), float(max(high, value)), n)
+
+
 def more_forks(rule: Rule, est: Estimate) -> int | None:
     """Roughly how many more forks would likely decide an inconclusive verdict (the interval narrows as
     1/sqrt(forks)); None when the estimate sits on the threshold."""
