@@ -174,3 +174,197 @@ def test_bundle_errors(results_dir, tmp_path):
     one_line_error(mechsym("bundle", "--machine", "nope"), "machine 'nope': no stored results to bundle")
     r = mechsym("bundle", "--machine", "all", "--output", str(tmp_path / "all.tar.gz"))
     assert r.returncode == 0 and "1 runs of machine-a" in r.stdout
+
+
+# ---------------------------------------------------------------- a run whose CSV does not match its JSON
+
+def cut_lines(csv_path: Path, drop: int = 2) -> None:
+    """Cut a CSV at a line boundary, `drop` rows short (what `truncate` or a full disk leaves)."""
+    lines = csv_path.read_bytes().splitlines(keepends=True)
+    csv_path.write_bytes(b"".join(lines[:-drop]))
+
+
+def test_bundle_refuses_a_truncated_or_missing_run(results_dir, tmp_path):
+    save_synthetic(synthetic_locks(), "machine-a")
+    save_synthetic(synthetic_locks(), "machine-a")
+    csv = sorted(results_dir.rglob("*.csv"))[-1]
+    cut_lines(csv)
+    before = files(results_dir)
+    out = tmp_path / "cut.tar.gz"
+    r = mechsym("bundle", "--machine", "machine-a", "--output", str(out))
+    one_line_error(r, f"corrupt results file {csv}: ")
+    assert "bundle refused" in r.stderr and "nothing written" in r.stderr
+    assert not out.exists() and not list(tmp_path.glob(".cut.tar.gz*"))
+    csv.unlink()
+    one_line_error(mechsym("bundle", "--machine", "machine-a", "--output", str(out)), f"results file {csv} is missing")
+    assert not out.exists()
+    assert {k: v for k, v in files(results_dir).items() if k != csv.relative_to(results_dir)} == \
+           {k: v for k, v in before.items() if k != csv.relative_to(results_dir)}
+
+
+def test_bundle_into_a_folder_it_cannot_write_says_why(results_dir, tmp_path):
+    save_synthetic(synthetic_locks(), "machine-a")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    r = mechsym("bundle", "--machine", "machine-a", "--output", str(blocker / "x.tar.gz"))
+    one_line_error(r, f"output {blocker / 'x.tar.gz'}: cannot be written ({blocker} is a file, not a folder)")
+
+
+def reseal(archive: Path, out: Path, change) -> Path:
+    """Copy an archive, changing members through change(name, bytes), and write a manifest whose checksums fit:
+    what a bundle made from a store with a cut file looked like."""
+    with tarfile.open(archive) as tar:
+        members = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    manifest = json.loads(members.pop("mechsym-bundle.json"))
+    members = {n: change(n, b) for n, b in members.items()}
+    import hashlib
+
+    manifest["files"] = {n: {"sha256": hashlib.sha256(b).hexdigest(), "bytes": len(b)} for n, b in members.items()}
+    with tarfile.open(out, "w:gz") as tar:
+        for name, data in [("mechsym-bundle.json", json.dumps(manifest).encode()), *sorted(members.items())]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out
+
+
+def drop_rows(b: bytes, n: int = 2) -> bytes:
+    return b"".join(b.splitlines(keepends=True)[:-n])
+
+
+def test_import_refuses_a_run_cut_at_a_line_boundary(other_machine, results_dir, tmp_path):
+    _, archive = other_machine
+    cut = reseal(archive, tmp_path / "cut.tar.gz", lambda n, b: drop_rows(b) if n.endswith(".csv") else b)
+    r = mechsym("import", str(cut))
+    one_line_error(r, "corrupt results: ")
+    assert "where its metadata records" in r.stderr and "nothing imported" in r.stderr
+    assert files(results_dir) == {}
+
+    # a sidecar from before checksums: the row count alone catches it
+    def old_and_cut(n, b):
+        if n.endswith(".json"):
+            m = json.loads(b)
+            m.pop("csv_sha256"), m.pop("csv_bytes")
+            return json.dumps(m).encode()
+        return drop_rows(b)
+
+    old = reseal(archive, tmp_path / "old.tar.gz", old_and_cut)
+    one_line_error(mechsym("import", str(old)), "rows where its metadata records")
+    assert files(results_dir) == {}
+
+
+# ---------------------------------------------------------------- import is all or nothing
+
+def test_a_disk_filling_part_way_through_import_leaves_the_store_as_it_was(other_machine, results_dir, monkeypatch):
+    import errno
+
+    from mechsym import MechsymError, bundle, store
+
+    _, archive = other_machine
+    save_synthetic(synthetic_locks(), "machine-a")
+    before = files(results_dir)
+    real = bundle._write
+    calls = []
+
+    def fills_up(path, data):
+        calls.append(path)
+        if len(calls) == 3:  # the first run's two files went in; the disk is full at the third
+            real(path, data[: len(data) // 2])
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, data)
+
+    monkeypatch.setattr(bundle, "_write", fills_up)
+    with pytest.raises(MechsymError) as e:
+        bundle.import_bundle(archive)
+    assert len(str(e.value).splitlines()) == 1
+    assert "No space left on device" in str(e.value) and "the store is as it was (nothing imported)" in str(e.value)
+    assert files(results_dir) == before
+    assert sorted(p.name for p in results_dir.iterdir()) == ["machine-a"]  # no staging folder, no empty machine
+    monkeypatch.setattr(bundle, "_write", real)
+    assert bundle.import_bundle(archive).startswith("imported 2 runs")
+
+
+def test_a_failure_while_renaming_into_place_is_rolled_back(other_machine, results_dir, monkeypatch):
+    import os
+
+    from mechsym import MechsymError, bundle
+
+    _, archive = other_machine
+    real = os.replace
+    n = []
+
+    def fails(src, dst):
+        n.append(dst)
+        if len(n) == 3:  # both CSVs are in place, the first JSON fails
+            raise OSError(5, "Input/output error")
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", fails)
+    with pytest.raises(MechsymError, match=r"Input/output error\); the store is as it was"):
+        bundle.import_bundle(archive)
+    assert files(results_dir) == {} and list(results_dir.iterdir()) == []
+
+
+def test_import_refuses_a_full_store_before_writing(other_machine, results_dir, monkeypatch):
+    import os
+
+    from mechsym import MechsymError, bundle
+
+    _, archive = other_machine
+    real = os.statvfs(results_dir)
+
+    class Full:
+        f_bavail, f_frsize, f_files, f_favail = 1, real.f_frsize, real.f_files, real.f_favail
+
+    monkeypatch.setattr(os, "statvfs", lambda p: Full)
+    with pytest.raises(MechsymError, match="MiB free on its filesystem.*nothing imported"):
+        bundle.import_bundle(archive)
+    assert list(results_dir.iterdir()) == []
+
+
+def test_stale_staging_of_a_killed_import_is_cleaned(other_machine, results_dir):
+    import subprocess
+
+    from mechsym import bundle, store
+
+    _, archive = other_machine
+    dead = subprocess.run(["true"]).args and subprocess.Popen(["true"])
+    dead.wait()
+    stale = results_dir / f".import-{dead.pid}-abcdef"
+    stale.mkdir()
+    (stale / "0.x.csv").write_text("half")
+    assert bundle.import_bundle(archive).startswith("imported 2 runs")
+    assert not stale.exists()
+    assert store.machines() == ["intel-xeon-16cpu-64g"]
+
+
+# ---------------------------------------------------------------- runs re-labelled by the alias table
+
+def test_relabelled_runs_travel_under_their_new_id(results_dir, tmp_path, monkeypatch):
+    from mechsym import bundle, store
+
+    monkeypatch.setenv("MECHSYM_MACHINE", "amd-epyc-2cpu-24g-aaaaaa")
+    save_synthetic(synthetic_locks(), "amd-epyc-2cpu-24g")
+    run = next(results_dir.rglob("*.json")).stem
+    (results_dir / "machines.csv").write_text(",".join(store.ALIAS_COLUMNS) + "\n"
+                                              f"amd-epyc-2cpu-24g,{run},amd-epyc-2cpu-24g-aaaaaa,Synthetic CPU,,4,,6.0,test\n")
+    before = files(results_dir)
+    out, summary = bundle.bundle(tmp_path / "mine.tar.gz")
+    assert "1 runs of amd-epyc-2cpu-24g-aaaaaa" in summary
+    with tarfile.open(out) as tar:
+        names = tar.getnames()
+        manifest = json.load(tar.extractfile("mechsym-bundle.json"))
+    assert f"results/amd-epyc-2cpu-24g-aaaaaa/locks/{run}.csv" in names
+    assert manifest["relabelled"] == [{"run_id": run, "experiment": "locks", "stored_as": "amd-epyc-2cpu-24g",
+                                       "machine": "amd-epyc-2cpu-24g-aaaaaa"}]
+    # back into the same store: already there (under its old folder), nothing written
+    assert "imported 0 runs" in bundle.import_bundle(out) and files(results_dir) == before
+    # into another store, e.g. the other EPYC's, whose own runs sit under amd-epyc-2cpu-24g: kept apart
+    other = tmp_path / "other"
+    monkeypatch.setenv("MECHSYM_RESULTS", str(other))
+    monkeypatch.setenv("MECHSYM_MACHINE", "amd-epyc-2cpu-24g-bbbbbb")
+    save_synthetic(synthetic_locks(), "amd-epyc-2cpu-24g")
+    bundle.import_bundle(out)
+    assert store.machines() == ["amd-epyc-2cpu-24g", "amd-epyc-2cpu-24g-aaaaaa"]
+    assert (other / "amd-epyc-2cpu-24g-aaaaaa" / "locks" / f"{run}.csv").read_bytes() == \
+           before[Path("amd-epyc-2cpu-24g") / "locks" / f"{run}.csv"]

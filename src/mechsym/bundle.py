@@ -11,7 +11,14 @@ Import checks the whole archive before it writes anything: the manifest, every
 member's name, type, size and checksum, every run's pair of files, its JSON
 and its CSV columns. A run already stored with the same bytes is skipped (a
 bundle imports twice as once); a run id already stored with other contents
-refuses the whole import: runs are never overwritten.
+refuses the whole import: runs are never overwritten. A run whose CSV does not
+match its JSON (rows, and bytes and sha256 where recorded) is refused on both
+sides: `bundle` never gives a cut file a fresh checksum, `import` never takes it.
+
+Runs stored under an older machine id and re-labelled by the store's alias
+table are packed under their new id (their bytes unchanged). Import is all or
+nothing: every file is written under a staging folder of the store first,
+then renamed into place; any failure removes what it wrote.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ import io
 import json
 import os
 import re
+import secrets
+import shutil
 import tarfile
 import zlib
 from datetime import datetime, timezone
@@ -33,8 +42,6 @@ from . import MechsymError, __version__, store
 FORMAT = "mechsym-results-bundle"
 VERSION = 1
 MANIFEST = "mechsym-bundle.json"
-MACHINE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-EXPERIMENT = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 MEMBER = re.compile(r"^results/([^/]+)/([^/]+)/([^/]+)\.(csv|json)$")
 MAX_BYTES = 2 * 2**30  # refuse archives that would unpack to more than this
 
@@ -53,13 +60,22 @@ def _runs_to_pack(machine: str | None) -> list[dict]:
             have = ", ".join(store.machines(root)) or "none"
             raise MechsymError(f"machine '{machines[0]}': no stored results to bundle in {root} "
                                f"(stored machines: {have}); run `mechsym run EXPERIMENT` first")
+    experiments = sorted({e for m, _, e, _ in store._index(root) if m in machines})
     metas = []
     for m in machines:
-        for exp_dir in sorted(p for p in (root / m).iterdir() if p.is_dir() and not p.name.startswith(".")):
-            metas += [x for x in store.runs(exp_dir.name, m, root) if Path(x["_csv"]).exists()]
+        for experiment in experiments:
+            found, skipped = store._scan(experiment, m, root, include_incomplete=False)
+            if skipped:
+                raise MechsymError(f"{_refusal(skipped[0])}; bundle refused: a bundle would give it a fresh checksum "
+                                   "(nothing written)")
+            metas += found
     if not metas:
         raise MechsymError(f"no complete stored runs to bundle for {machine or store.machine_id()} in {root}")
     return metas
+
+
+def _refusal(problem: str) -> str:
+    return problem[: -len("; run skipped")] if problem.endswith("; run skipped") else problem
 
 
 def bundle(output: str | os.PathLike | None = None, machine: str | None = None) -> tuple[Path, str]:
@@ -67,8 +83,18 @@ def bundle(output: str | os.PathLike | None = None, machine: str | None = None) 
     metas = _runs_to_pack(machine)
     files: dict[str, bytes] = {}
     for meta in metas:
-        for src in (Path(meta["_csv"]), Path(meta["_json"])):
-            files[f"results/{meta['_machine']}/{meta['experiment']}/{src.name}"] = src.read_bytes()
+        pair = {}
+        for ext in ("csv", "json"):
+            src = Path(meta[f"_{ext}"])
+            try:
+                pair[ext] = src.read_bytes()
+            except OSError as e:
+                raise MechsymError(f"stored run {src}: unreadable ({e.strerror or e}); bundle refused (nothing written)") from e
+        problem = _check_run(meta["_machine"], meta["experiment"], meta["run_id"], pair)
+        if problem:
+            raise MechsymError(f"stored run {meta['_json']}: {problem}; bundle refused (nothing written)")
+        for ext, data in pair.items():
+            files[f"results/{meta['_machine']}/{meta['experiment']}/{meta['run_id']}.{ext}"] = data
     machines = sorted({m["_machine"] for m in metas})
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     manifest = {
@@ -78,22 +104,34 @@ def bundle(output: str | os.PathLike | None = None, machine: str | None = None) 
                   "preset": m.get("preset"), "rows": m.get("rows")} for m in metas],
         "files": {name: {"sha256": _sha256(data), "bytes": len(data)} for name, data in sorted(files.items())},
     }
+    relabelled = [{"run_id": m["run_id"], "experiment": m["experiment"], "stored_as": m["_dir"], "machine": m["_machine"]}
+                  for m in metas if m.get("_dir") and m["_dir"] != m["_machine"]]
+    if relabelled:
+        manifest["relabelled"] = relabelled  # runs of an older machine id, packed under the id the alias table gives
     if output is None:
         who = machines[0] if len(machines) == 1 else "all"
         output = Path.cwd() / f"mechsym-results-{who}-{stamp}.tar.gz"
     out = Path(output)
     if out.exists():
         raise MechsymError(f"output {out}: already exists; choose another --output (bundles are never overwritten)")
-    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    blocker = next((p for p in [out.parent, *out.parent.parents] if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        raise MechsymError(f"output {out}: cannot be written ({blocker} is a file, not a folder); nothing written")
     try:
+        out.parent.mkdir(parents=True, exist_ok=True)
         with tarfile.open(tmp, "w:gz") as tar:
             _add(tar, MANIFEST, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
             for name, data in sorted(files.items()):
                 _add(tar, name, data)
         os.replace(tmp, out)
+    except OSError as e:
+        raise MechsymError(f"output {out}: cannot be written ({e.strerror or e}); nothing written") from e
     finally:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
     return out, f"{len(metas)} runs of {', '.join(machines)} ({_per_experiment(manifest['runs'])})"
 
 
@@ -175,6 +213,35 @@ def _short(e: Exception) -> str:
     return (text[0] if text else type(e).__name__)[:200]
 
 
+def _check_run(machine: str, experiment: str, run_id: str, pair: dict[str, bytes]) -> str | None:
+    """Why a run's pair of files is not one this bench stores (None when it is): ids, JSON, columns, rows."""
+    if not store.MACHINE_ID.match(machine) or ".." in machine or not store.EXPERIMENT.match(experiment) \
+            or not store.RUN_ID.match(run_id):
+        return "not a machine id / experiment / run id this bench writes"
+    if set(pair) != {"csv", "json"}:
+        return "needs both its .csv and .json"
+    try:
+        meta = json.loads(pair["json"])
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        return f"corrupt metadata ({_short(e)})"
+    if not isinstance(meta, dict) or meta.get("run_id") != run_id or meta.get("experiment") != experiment:
+        return "its metadata names another run or experiment"
+    problem = store.csv_problem(pair["csv"], meta.get("rows"), meta.get("csv_bytes"), meta.get("csv_sha256"),
+                                "corrupt results")
+    if problem:
+        return _refusal(problem)
+    try:
+        df = pd.read_csv(io.BytesIO(pair["csv"]), low_memory=False)
+    except Exception as e:
+        return f"corrupt results ({_short(e)})"
+    need = {"run_id", "metric", "value"}
+    if not need <= set(df.columns) or df.empty or not pd.api.types.is_numeric_dtype(df["value"]):
+        return "corrupt results (needs rows with columns run_id, metric and a numeric value)"
+    if set(df["run_id"].astype(str)) - {run_id}:
+        return "its rows name another run id"
+    return None
+
+
 def _runs_in(where: str, files: dict[str, bytes]) -> dict[tuple[str, str, str], dict[str, bytes]]:
     """(machine, experiment, run id) -> {"csv": bytes, "json": bytes}, each run checked."""
     runs: dict[tuple[str, str, str], dict[str, bytes]] = {}
@@ -183,42 +250,34 @@ def _runs_in(where: str, files: dict[str, bytes]) -> dict[tuple[str, str, str], 
         if not m:
             raise MechsymError(f"{where}: unexpected member '{name}' (a bundle holds results/<machine>/<experiment>/<run-id>.csv|json)")
         machine, experiment, run_id, ext = m.groups()
-        if not MACHINE.match(machine) or not EXPERIMENT.match(experiment) or not store.RUN_ID.match(run_id):
+        if not store.MACHINE_ID.match(machine) or ".." in machine or not store.EXPERIMENT.match(experiment) \
+                or not store.RUN_ID.match(run_id):
             raise MechsymError(f"{where}: member '{name}': not a machine id / experiment / run id this bench writes")
         runs.setdefault((machine, experiment, run_id), {})[ext] = data
     if not runs:
         raise MechsymError(f"{where}: the bundle holds no runs")
     for (machine, experiment, run_id), pair in runs.items():
-        label = f"{where}: run {machine}/{experiment}/{run_id}"
-        if set(pair) != {"csv", "json"}:
-            raise MechsymError(f"{label}: needs both its .csv and .json; nothing imported")
-        try:
-            meta = json.loads(pair["json"])
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise MechsymError(f"{label}: corrupt metadata ({_short(e)}); nothing imported") from e
-        if not isinstance(meta, dict) or meta.get("run_id") != run_id or meta.get("experiment") != experiment:
-            raise MechsymError(f"{label}: its metadata names another run or experiment; nothing imported")
-        try:
-            df = pd.read_csv(io.BytesIO(pair["csv"]))
-        except Exception as e:
-            raise MechsymError(f"{label}: corrupt results ({_short(e)}); nothing imported") from e
-        need = {"run_id", "metric", "value"}
-        if not need <= set(df.columns) or not pd.api.types.is_numeric_dtype(df["value"]):
-            raise MechsymError(f"{label}: corrupt results (needs columns run_id, metric and a numeric value); nothing imported")
-        if set(df["run_id"].astype(str)) - {run_id}:
-            raise MechsymError(f"{label}: its rows name another run id; nothing imported")
+        problem = _check_run(machine, experiment, run_id, pair)
+        if problem:
+            raise MechsymError(f"{where}: run {machine}/{experiment}/{run_id}: {problem}; nothing imported")
     return runs
 
 
 def import_bundle(archive: str | os.PathLike, root: Path | None = None) -> str:
-    """Add the runs of a bundle to the store; returns a one-line summary. Nothing is written unless all is well."""
+    """Add the runs of a bundle to the store; returns a one-line summary. Nothing is written unless all is well,
+    and a failure while writing (a full disk) leaves the store as it was."""
     where = f"archive {archive}"
     manifest, files = read(archive)
     runs = _runs_in(where, files)
-    root = root or store.results_root()
+    root = Path(root or store.results_root())
+    if root.exists() and not root.is_dir():
+        raise MechsymError(f"results directory {root}: is not a directory; nothing imported")
     new, same = [], []
     for (machine, experiment, run_id), pair in sorted(runs.items()):
-        folder = root / machine / experiment
+        # a run id is stored once, wherever: under this id, or under an older id the alias table re-labels
+        stored = sorted(root.glob(f"*/{experiment}/{run_id}.json")) if root.is_dir() else []
+        stored = [j for j in stored if not j.parent.parent.name.startswith(".")] or [root / machine / experiment / f"{run_id}.json"]
+        folder = stored[0].parent
         existing = {ext: folder / f"{run_id}.{ext}" for ext in ("csv", "json")}
         present = {ext: p.read_bytes() for ext, p in existing.items() if p.exists()}
         if not present:
@@ -228,15 +287,8 @@ def import_bundle(archive: str | os.PathLike, root: Path | None = None) -> str:
         else:
             raise MechsymError(f"{where}: run id {run_id} is already stored in {folder} with other contents; "
                                "runs are never overwritten (nothing imported)")
-    for machine, experiment, run_id, pair in new:
-        folder = root / machine / experiment
-        folder.mkdir(parents=True, exist_ok=True)
-        # the CSV first, the JSON last: a run exists once its JSON does
-        for ext in ("csv", "json"):
-            target = folder / f"{run_id}.{ext}"
-            tmp = folder / f".{target.name}.tmp-{os.getpid()}"
-            tmp.write_bytes(pair[ext])
-            os.replace(tmp, target)
+    if new:
+        _install(where, root, new)
     machines = sorted({m for m, _, _, _ in new} | {k[0] for k in runs})
     text = f"imported {len(new)} runs of {', '.join(machines)}"
     if new:
@@ -244,3 +296,78 @@ def import_bundle(archive: str | os.PathLike, root: Path | None = None) -> str:
     if same:
         text += f"; {len(same)} already stored (identical, skipped)"
     return text
+
+
+STAGE = ".import-"
+
+
+def _write(path: Path, data: bytes) -> None:
+    store._write_synced(path, data)
+
+
+def _install(where: str, root: Path, new: list[tuple[str, str, str, dict[str, bytes]]]) -> None:
+    """Write every new run's files under <root>/.import-PID-xxxx, then rename them into place (every CSV, then
+    every JSON: a run exists once its JSON does). On any failure, what was written or renamed is removed."""
+    created: list[Path] = []
+    d = root
+    while not d.exists():
+        created.insert(0, d)
+        d = d.parent
+    _clean_stale_stages(root)
+    need = sum(len(p["csv"]) + len(p["json"]) for _, _, _, p in new)
+    stage = root / f"{STAGE}{os.getpid()}-{secrets.token_hex(3)}"
+    placed: list[Path] = []
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        store.check_space(root, need + 2**20, f"results directory {root}")
+        stage.mkdir()
+        staged = []
+        for i, (machine, experiment, run_id, pair) in enumerate(new):
+            for ext in ("csv", "json"):
+                tmp = stage / f"{i}.{run_id}.{ext}"
+                _write(tmp, pair[ext])
+                staged.append((ext, tmp, root / machine / experiment / f"{run_id}.{ext}"))
+        for machine, experiment, _, _ in new:
+            for folder in (root / machine, root / machine / experiment):
+                if not folder.exists():
+                    folder.mkdir()
+                    created.append(folder)
+        for phase in ("csv", "json"):
+            for ext, tmp, target in staged:
+                if ext != phase:
+                    continue
+                if target.exists():
+                    raise MechsymError(f"{where}: {target} appeared while importing; runs are never overwritten "
+                                       "(nothing imported)")
+                os.replace(tmp, target)
+                placed.append(target)
+    except BaseException as e:
+        for target in reversed(placed):
+            target.unlink(missing_ok=True)
+        shutil.rmtree(stage, ignore_errors=True)
+        for folder in reversed(created):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+        if isinstance(e, OSError):
+            raise MechsymError(f"{where}: writing into {root} failed ({e.strerror or e}); the store is as it was "
+                               "(nothing imported)") from e
+        if isinstance(e, MechsymError) and "nothing imported" not in str(e):
+            raise MechsymError(f"{e}; nothing imported") from e
+        raise
+    shutil.rmtree(stage, ignore_errors=True)
+
+
+def _clean_stale_stages(root: Path) -> None:
+    """Staging folders of imports that were killed (their process is gone)."""
+    if not root.is_dir():
+        return
+    for d in root.glob(f"{STAGE}*"):
+        try:
+            pid = int(d.name[len(STAGE):].split("-")[0])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(d, ignore_errors=True)
+        except (ValueError, PermissionError, OSError):
+            pass
