@@ -72,3 +72,13 @@ def run_kernel(kernel, *args, jdk=None, flags=(), timeout=120):
     r = kernel_process(kernel, *args, jdk=jdk, flags=flags, timeout=timeout)
     assert r.returncode == 0, f"{kernel} {' '.join(args)}: exit {r.returncode}\n{r.stderr}"
     return launch.parse_csv(r.stdout)
+
+
+def assert_refused(r, name):
+    """A kernel run refused as a bad argument: exit 2, nothing on stdout, exactly one line on stderr, naming the
+    argument (`name`, e.g. "--threads")."""
+    assert r.returncode == 2, f"exit {r.returncode}\nstdout: {r.stdout[:500]}\nstderr: {r.stderr}"
+    assert r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, lines
+    assert name in lines[0], lines[0]

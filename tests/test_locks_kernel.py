@@ -1,21 +1,22 @@
-import statistics
-import time
+"""mechsym.locks.LockContention at smoke size: every lock and worker mode, warm-up policies, the JVM options it
+reports, its check, in-process calls.
+
+The contract every kernel shares (bad, unknown and duplicated arguments, the injected fault, the CSV columns)
+is in tests/test_kernel_contract.py. No test asserts a timing number."""
+
+import functools
 
 import pytest
 
-from conftest import java_kernel
+from conftest import assert_refused, java_kernel
+from conftest import run_kernel as _run_kernel
 from mechsym import bridge, launch
 from mechsym.jdk import discover, select
 from mechsym.launch import KernelError
 
 KERNEL = "mechsym.locks.LockContention"
 LOCKS = ["monitor", "reentrant", "atomic", "stamped"]
-
-
-def run_kernel(*args, jdk=None, flags=()):
-    r = java_kernel(KERNEL, *args, jdk=jdk, flags=flags)
-    assert r.returncode == 0, r.stderr
-    return launch.parse_csv(r.stdout)
+run_kernel = functools.partial(_run_kernel, KERNEL)
 
 
 @pytest.mark.parametrize("lock", LOCKS)
@@ -34,10 +35,13 @@ def test_single_warmup_is_one_full_run():
     assert df[df["metric"] == "duration"]["warmup"].tolist() == [True, False]
 
 
-def test_every_jdk_runs_the_kernel():
+def test_every_jdk_runs_the_kernel_and_reports_its_biased_locking_option():
+    # two contending threads pass the counter check on every JDK; the option column is what that JVM has:
+    # UseBiasedLocking exists (off by default since JDK 15) up to JDK 17 and is gone from JDK 18 on
     for jdk in discover():
         df = run_kernel("--lock=reentrant", "--threads=2", "--iterations=20000", "--runs=1", jdk=jdk)
-        assert (df["status"] if "status" in df else df["value"]).notna().all()
+        reported = set(df["vm_biased_locking"].astype(str).str.lower())
+        assert reported == ({"absent"} if jdk.feature >= 18 else {"false"}), (jdk.feature, reported)
 
 
 def test_biased_locking_is_reported_by_the_kernel():
@@ -51,30 +55,29 @@ def test_per_thread_pinning():
     assert df["pinning"].iloc[0] == "thread"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--lock=spin"], "--lock=spin: allowed values are monitor, reentrant, atomic, stamped"),
-    (["--threads=0"], "--threads=0: out of range (allowed 1..4096)"),
-    (["--threads=two"], "--threads=two: not a whole number"),
-    (["--iterations=0"], "--iterations=0: out of range"),
-    (["--warmup-policy=long"], "--warmup-policy=long: allowed values are single, short"),
-    (["--colour=red"], "--colour: unknown argument"),
-    (["threads=2"], "expected --name=value"),
+def test_pinning_to_a_cpu_that_is_not_online_is_a_bad_argument():
+    # refused when the arguments are read, before any thread starts (a taskset failing later is exit 1)
+    r = java_kernel(KERNEL, "--threads=2", "--iterations=1000", "--pin=0,4095")
+    assert_refused(r, "--pin")
+    assert "CPU 4095 is not online" in r.stderr
+
+
+@pytest.mark.parametrize("args, name, message", [
+    (["--lock=spin"], "--lock", "allowed values are monitor, reentrant, atomic, stamped"),
+    (["--warmup-policy=long"], "--warmup-policy", "allowed values are single, short"),
+    (["--workers=pooled"], "--workers", "allowed values are fresh, reused"),
 ])
-def test_bad_arguments_exit_2_with_one_line(args, message):
+def test_unknown_names_list_the_known_ones(args, name, message):
     r = java_kernel(KERNEL, *args)
-    assert r.returncode == 2
-    assert r.stdout == ""
-    lines = [ln for ln in r.stderr.splitlines() if "warning" not in ln.lower()]
-    assert len(lines) == 1 and message in lines[0]
+    assert_refused(r, name)
+    assert message in r.stderr
 
 
 def test_timeout_kills_the_kernel():
     cmd = launch.java_command(discover()[0], KERNEL, {"lock": "reentrant", "threads": 2, "iterations": 10**12})
-    t0 = time.monotonic()
     with pytest.raises(KernelError, match="killed after its timeout of 1 s") as e:
         launch.run(cmd, timeout=1)
     assert e.value.kind == "timeout"
-    assert time.monotonic() - t0 < 30
 
 
 def test_in_process_call_through_jpype():
@@ -94,17 +97,13 @@ def test_in_process_check_failure_and_bad_input_surface_as_exceptions():
         k.measure("monitor", 0, 10)
 
 
-def test_jpype_call_overhead_is_under_a_millisecond():
-    # The bridge must add < 1 ms beyond the kernel's own (barrier-to-join) time.
+def test_a_timed_call_through_jpype_returns_the_kernels_duration():
+    # The call works and its result is sane: a positive duration (the kernel's own, barrier to join) that
+    # fits inside the wall-clock time of the Python call around it. How much the bridge adds is measured and
+    # reported, never asserted.
     k = bridge.kernel(KERNEL)
-    for _ in range(20):
-        k.measure("atomic", 1, 1000)  # warm the path
-    overheads = []
-    for _ in range(30):
-        ns, wall = bridge.timed_call(k.measure, "atomic", 1, 1000)
-        overheads.append(wall - ns / 1e9)
-    # includes starting and joining one Java thread, which is the kernel's, not the bridge's
-    assert statistics.median(overheads) < 1e-3, overheads
+    ns, wall = bridge.timed_call(k.measure, "atomic", 1, 1000)
+    assert isinstance(int(ns), int) and 0 < ns <= wall * 1e9
 
 
 @pytest.mark.parametrize("workers", ["fresh", "reused"])
