@@ -107,6 +107,20 @@ public final class Args {
         return cpus;
     }
 
+    /**
+     * No CPU ids, or exactly two (one for each of a kernel's two threads, in
+     * the order {@code roles} names them, e.g. "producer, consumer"), each
+     * online as for {@link #cpuList}.
+     */
+    public int[] cpuPair(final String name, final String roles) {
+        final int[] cpus = cpuList(name);
+        if (cpus.length != 0 && cpus.length != 2) {
+            throw new BadArgument("--" + name + "=" + join(cpus) + ": give two CPU ids (" + roles + "), e.g. --"
+                                  + name + "=0,1, or none");
+        }
+        return cpus;
+    }
+
     /** The ids in the form {@link #cpuList} reads (0,1), for messages and CSV cells. */
     public static String join(final int[] ids) {
         final StringBuilder sb = new StringBuilder();

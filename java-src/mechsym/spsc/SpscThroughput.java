@@ -101,14 +101,11 @@ public final class SpscThroughput {
         final int iterations = args.intValue("iterations", 20, 1, 100_000);
         final int measured = args.intValue("measured", 10, 1, 100_000);
         final int capacity = args.intValue("capacity", 32 * 1024, 2, 1 << 28);
-        final int[] pin = args.cpuList("pin");
+        final int[] pin = args.cpuPair("pin", "producer, consumer");
         final boolean duplicateOne = args.choice("fault", "none", FAULTS).equals("duplicate-one");
         args.finish();
         if (measured > iterations) {
             throw new BadArgument("--measured=" + measured + ": must be at most --iterations=" + iterations);
-        }
-        if (pin.length != 0 && pin.length != 2) {
-            throw new BadArgument("--pin=" + Args.join(pin) + ": give two CPU ids, producer then consumer (e.g. 0,1), or none");
         }
         final SpscQueue queue = SpscQueue.create(name, capacity);
         final long queueLine = Addresses.lineOffset(queue);
