@@ -1,0 +1,97 @@
+"""The spsc figures: the post's sorted-runs figure (one line per variant, one point per run), per option set, and
+the stored runs side by side. One panel row per machine when the rows hold several."""
+
+from __future__ import annotations
+
+from matplotlib.ticker import MaxNLocator
+
+from ... import analysis, plots
+from .sweep import MAIN_OPTIONS, OPTION_SETS, PLACEMENT_LABELS, PLACEMENTS, QUEUES
+from .tables import cell, run_summaries
+
+COLORS = {"O1": "#d62728", "O2": "#ff9896", "I1": "#1f77b4", "I2": "#aec7e8", "I3": "#2ca02c", "I4": "#9467bd",
+          "jctools": "#7f7f7f"}
+YLABEL = "run summary, ops/s\n(mean of its measured iterations)"
+
+
+def _panel(ax, s, variants, title: str, **eq) -> None:
+    series = {v: cell(s, variant=v, **eq) for v in variants}
+    series = {v: a for v, a in series.items() if len(a)}
+    if not series:
+        plots.empty(ax, "no runs")
+    else:
+        plots.sorted_runs(ax, series, colors=COLORS)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_title(title, fontsize=8)
+
+
+def _from_zero(axes) -> None:
+    """Every panel's y axis from 0, once all panels are drawn (shared axes autoscale over every panel first)."""
+    for ax in axes:
+        if ax.lines:
+            ax.set_ylim(bottom=0)
+
+
+def _jdk(s, jdk) -> str:
+    return str(jdk) if jdk is not None else (analysis.jdks(s) or [""])[0]
+
+
+def plot_sorted_runs(df, jdk=None, options: str = MAIN_OPTIONS, variants: list[str] | None = None):
+    """The post's figures: every run's summary, sorted, one line per variant; one panel per placement that ran,
+    one row per machine. jdk: the lowest in the rows unless given."""
+    parts = [(m, run_summaries(sub)) for m, sub in analysis.split(df)]
+    places = [p for p in PLACEMENTS if any(p in set(s["placement"]) for _, s in parts)] or ["cross-core"]
+    fig, axes = plots.grid(len(parts) * len(places), cols=len(places), width=5.2, height=3.6)
+    for r, (machine, s) in enumerate(parts):
+        j = _jdk(s, jdk)
+        names = [v for v in (variants or list(QUEUES)) if v in set(s["variant"])]
+        for k, p in enumerate(places):
+            ax = axes[r * len(places) + k]
+            _panel(ax, s, names, f"{machine + ': ' if len(parts) > 1 else ''}{PLACEMENT_LABELS[p]}, JDK {j}, "
+                                 f"options: {options}", jdk=j, options=options, placement=p)
+            if k == 0:
+                ax.set_ylabel(YLABEL)
+    axes[len(places) - 1].legend(fontsize=8, ncol=2, loc="lower right")
+    _from_zero(axes)
+    return fig
+
+
+def plot_sorted_grid(df, jdk=None, variants: list[str] | None = None):
+    """Sorted runs for every option set (rows; per machine when several) and placement (columns) of one JDK:
+    do the winners reorder?"""
+    parts = [(m, run_summaries(sub)) for m, sub in analysis.split(df)]
+    rows = [(m, s, o) for m, s in parts for o in OPTION_SETS if o in set(analysis.where(s, jdk=_jdk(s, jdk))["options"])]
+    places = [p for p in PLACEMENTS if any(p in set(s["placement"]) for _, s in parts)] or ["cross-core"]
+    fig, axes = plots.grid(max(1, len(rows)) * len(places), cols=len(places), width=4.6, height=2.4, sharey="col")
+    for i, (machine, s, o) in enumerate(rows):
+        j = _jdk(s, jdk)
+        names = [v for v in (variants or list(QUEUES)) if v in set(s["variant"])]
+        for k, p in enumerate(places):
+            ax = axes[i * len(places) + k]
+            _panel(ax, s, names, f"{machine + ' | ' if len(parts) > 1 else ''}JDK {j} | {o} | {PLACEMENT_LABELS[p]}",
+                   jdk=j, options=o, placement=p)
+            ax.set_xlabel("")
+    if not rows:
+        plots.empty(axes[0], "no runs")
+    axes[len(places) - 1].legend(fontsize=7, ncol=4, loc="lower right")
+    _from_zero(axes)
+    return fig
+
+
+def plot_runs_side_by_side(df, variants=("O1", "I4"), placement: str = "cross-core", options: str = MAIN_OPTIONS):
+    """Each stored run (a sweep of fresh JVMs) of the main cell beside the others: does O1's low mode come back?
+    One column per stored run, one row per machine."""
+    parts = [(m, sub, sorted(sub["run_id"].astype(str).unique()) if "run_id" in sub else [""])
+             for m, sub in analysis.split(df)]
+    cols = max(len(r) for _, _, r in parts)
+    fig, axes = plots.grid(len(parts) * cols, cols=cols, width=4.2, height=3.2, sharey=True)
+    for r, (machine, sub, runs) in enumerate(parts):
+        for k, run in enumerate(runs):
+            s = run_summaries(analysis.where(sub, run_id=run) if run else sub)
+            j = _jdk(s, None)
+            _panel(axes[r * cols + k], s, list(variants), f"{machine + ': ' if len(parts) > 1 else ''}{run}\n"
+                   f"JDK {j}, {PLACEMENT_LABELS[placement]}, {options}", jdk=j, options=options, placement=placement)
+    axes[0].set_ylabel(YLABEL)
+    axes[0].legend(fontsize=8)
+    _from_zero(axes)
+    return fig

@@ -1,0 +1,205 @@
+"""The spsc tables: one summary per run (fresh JVM) under the post's protocol, variance per cell, winners per
+option set, JCTools beside the post's best, where the queue landed in its cache line, what the JVM options did."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ... import analysis, store
+from ...analysis import by_machine, fmt_pct, fmt_rate, fmt_ratio
+from ...verdicts import estimate_with
+from .sweep import MAIN_OPTIONS, OPTION_SETS, PLACEMENTS, POST_QUEUES, QUEUES
+
+# The post's protocol, which is also the lab's here: "each test runs 20 iterations, the summary is the average of
+# the last 10 test iterations", one run per fresh JVM. The kernel marks the first iterations as warm-up.
+PROTOCOL = analysis.Protocol(
+    "post", "one fresh JVM per run, 20 iterations; the run's summary is the mean throughput of the last 10",
+    lambda values: float(values.mean()))
+_WITHIN_CV = analysis.Protocol("within-run CV", "iteration-to-iteration CV inside one run",
+                               lambda values: float(values.std(ddof=0) / values.mean()))
+
+KEYS = ["jdk", "options", "placement", "variant"]
+EXTRA = ["pinning", "vm_cond_card_mark", "vm_tiered_compilation", "vm_numa", "queue_line_offset", "buffer_line_offset"]
+ORDERS = {"jdk": [], "options": list(OPTION_SETS), "placement": PLACEMENTS, "variant": list(QUEUES)}
+
+
+def throughput_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """Measured throughput rows of the runs that passed their checks (the JOL layout rows left out)."""
+    m = analysis.measured(df, "throughput")
+    if "kind" in m:
+        m = m[m["kind"].astype(str) == "throughput"]
+    for c in ("options", "placement", "variant"):
+        if c in m:
+            m[c] = m[c].astype(str)
+    return m
+
+
+def run_summaries(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per run (fresh JVM, the unit of replication): KEYS, fork_key, `summary` (the post's: mean throughput
+    of the measured iterations), `within_cv` (iteration-to-iteration CV inside the run) and what the kernel recorded
+    about the run (pinning, JVM options as set, where the queue and its buffer sat in a cache line)."""
+    m = throughput_rows(df)
+    cols = KEYS + ["fork_key", "summary", "within_cv"]
+    if m.empty:
+        return pd.DataFrame(columns=cols)
+    extra = [c for c in EXTRA if c in m]
+    s = analysis.per_fork(m, PROTOCOL, by=KEYS + extra).rename(columns={"value": "summary"})
+    cv = analysis.per_fork(m, _WITHIN_CV, by=KEYS).rename(columns={"value": "within_cv"})
+    keys = [k for k in KEYS if k in m] + ["fork_key"]
+    s = s.merge(cv, on=keys, how="left")
+    for c in ("queue_line_offset", "buffer_line_offset"):
+        if c in s:
+            s[c] = pd.to_numeric(s[c], errors="coerce").astype("Int64")
+    return analysis.sort_by(s, ORDERS)
+
+
+def cell(s: pd.DataFrame, **eq) -> np.ndarray:
+    """The run summaries of one cell (jdk=, options=, placement=, variant=) as an array, one value per run."""
+    return analysis.where(s, **eq)["summary"].to_numpy(dtype=float)
+
+
+def cv(a: np.ndarray) -> float:
+    """Coefficient of variation across runs (sample standard deviation / mean)."""
+    return np.std(a, ddof=1) / np.mean(a) if len(a) > 1 else np.float64("nan")   # numpy: x/0 is inf, not an error
+
+
+def share_low(a: np.ndarray, below: float = 0.6) -> float:
+    """Share of runs whose summary is below `below` x the cell's median (0.6: the post's "half the performance")."""
+    return float(np.mean(a < below * np.median(a))) if len(a) else float("nan")
+
+
+@by_machine
+def variance_table(df: pd.DataFrame, jdk=None, options=None) -> pd.DataFrame:
+    """Per cell: runs, mean/median/min/max run summary (ops/s), CV across runs, max/min, the share of runs below half
+    (and below 0.6 of) the median, and the median within-run CV."""
+    s = run_summaries(df)
+    if jdk is not None:
+        s = analysis.where(s, jdk=jdk)
+    if options is not None:
+        s = analysis.where(s, options=options)
+    if s.empty:
+        return pd.DataFrame()
+    t = analysis.summary(s, KEYS, value="summary").drop(columns=["p25", "p75", "spread %"])
+    g = s.groupby(KEYS, sort=False)
+    extra = pd.DataFrame({
+        "mean": g["summary"].mean(),
+        "CV %": g["summary"].agg(lambda x: 100 * cv(x.to_numpy())),
+        "max/min": g["summary"].max() / g["summary"].min(),
+        "< 1/2 median %": g["summary"].agg(lambda x: 100 * share_low(x.to_numpy(), 0.5)),
+        "< 0.6 median %": g["summary"].agg(lambda x: 100 * share_low(x.to_numpy(), 0.6)),
+        "within-run CV %": 100 * g["within_cv"].median(),
+    }).reset_index()
+    t = t.merge(extra, on=KEYS).rename(columns={"n": "runs"})
+    return analysis.sort_by(t, ORDERS)
+
+
+@by_machine
+def variance_display(df: pd.DataFrame, jdk=None, options=None) -> pd.DataFrame:
+    """variance_table in readable units, for a notebook."""
+    t = variance_table(df, jdk, options)
+    if t.empty:
+        return t
+    for c in ("mean", "median", "min", "max"):
+        t[c] = t[c].map(fmt_rate)
+    for c in ("CV %", "< 1/2 median %", "< 0.6 median %", "within-run CV %"):
+        t[c] = t[c].map(fmt_pct)
+    t["max/min"] = t["max/min"].map(fmt_ratio)
+    return t[KEYS + ["runs", "mean", "median", "min", "max", "CV %", "max/min", "< 1/2 median %", "< 0.6 median %",
+                     "within-run CV %"]].set_index(KEYS)
+
+
+def unavailable_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """The cells this machine could not run (a placement it lacks), with the reason."""
+    return analysis.unavailable(df, keys=("placement",))
+
+
+@by_machine
+def vm_options_table(df: pd.DataFrame) -> pd.DataFrame:
+    """What each option set actually set in the JVM (the kernel reads the HotSpot options back)."""
+    s = run_summaries(df)
+    cols = [c for c in ("vm_cond_card_mark", "vm_tiered_compilation", "vm_numa") if c in s]
+    if s.empty or not cols:
+        return pd.DataFrame()
+    t = s.groupby(["jdk", "options"])[cols].agg(lambda x: ", ".join(sorted(set(map(str, x))))).reset_index()
+    t["flags"] = t["options"].map(lambda o: " ".join(OPTION_SETS.get(o, ((), ""))[0]) or "(none)")
+    return analysis.sort_by(t, ORDERS).set_index(["jdk", "options"])
+
+
+def lead(s: pd.DataFrame, first: str, second: str, **eq):
+    """How far `first`'s mean run summary is above `second`'s in one cell group: mean ratio with its interval."""
+    return estimate_with(lambda a, b: a.mean() / b.mean(), cell(s, variant=first, **eq), cell(s, variant=second, **eq))
+
+
+@by_machine
+def winners_table(df: pd.DataFrame, variants: list[str] | None = None) -> pd.DataFrame:
+    """The post's variants ranked by mean run summary (the post ranks by "average"), per JDK, option set and placement,
+    and the winner's lead over the runner-up with its 95% interval over runs: a lead whose interval reaches 1.00x is
+    no clear winner."""
+    s = run_summaries(df)
+    s = s[s["variant"].isin(variants or POST_QUEUES)]
+    rows = []
+    for (j, o, p), sub in s.groupby(["jdk", "options", "placement"], sort=False):
+        means = sub.groupby("variant")["summary"].mean().sort_values(ascending=False)
+        row = {"jdk": j, "options": o, "placement": p, "runs per variant": int(sub.groupby("variant").size().min()),
+               "ranking (mean)": " > ".join(f"{v} {m / 1e6:,.0f}M" for v, m in means.items()), "winner": means.index[0]}
+        if len(means) > 1:
+            est = lead(sub, means.index[0], means.index[1])
+            row["lead over runner-up"] = f"{means.index[1]}: {est.text('x')}" if est else ""
+            row["clear winner?"] = "yes" if est and est.forks >= 2 and est.low > 1 else "no"
+        rows.append(row)
+    t = pd.DataFrame(rows)
+    return t if t.empty else analysis.sort_by(t, ORDERS).set_index(["jdk", "placement", "options"])
+
+
+@by_machine
+def jctools_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Beyond the post: the fastest of the post's variants (by mean) against JCTools' SpscArrayQueue, with the
+    ratio's interval over runs."""
+    s = run_summaries(df)
+    rows = []
+    for (j, o, p), sub in s.groupby(["jdk", "options", "placement"], sort=False):
+        means = sub.groupby("variant")["summary"].mean()
+        post = means[[v for v in means.index if v in POST_QUEUES]]
+        if post.empty or "jctools" not in means:
+            continue
+        best = post.idxmax()
+        est = lead(sub, "jctools", best)
+        rows.append({"jdk": j, "options": o, "placement": p, "fastest post variant": best,
+                     "its mean": fmt_rate(post[best]), "JCTools mean": fmt_rate(means["jctools"]),
+                     "JCTools / fastest": est.text("x") if est else "",
+                     "JCTools CV": fmt_pct(100 * cv(cell(sub, variant="jctools")))})
+    t = pd.DataFrame(rows)
+    return t if t.empty else analysis.sort_by(t, ORDERS).set_index(["jdk", "placement", "options"])
+
+
+@by_machine
+def alignment_table(df: pd.DataFrame, jdk=None, options: str = MAIN_OPTIONS) -> pd.DataFrame:
+    """Beyond the post: where the queue object and its buffer started within a 64-byte line, per run, against the
+    run's summary (median per alignment). -1 = JOL could not tell."""
+    s = run_summaries(df)
+    if "queue_line_offset" not in s or s.empty:
+        return pd.DataFrame()
+    s = analysis.where(s, jdk=jdk if jdk is not None else analysis.jdks(s)[0], options=options)
+    keys = ["placement", "variant", "queue_line_offset", "buffer_line_offset"]
+    g = s.groupby(keys)["summary"]
+    t = pd.DataFrame({"runs": g.size(), "median": g.median().map(fmt_rate)}).reset_index()
+    return analysis.sort_by(t, ORDERS).set_index(keys)
+
+
+def stored_runs(df: pd.DataFrame) -> pd.DataFrame:
+    """Every complete stored run of the machines and preset behind these rows (the notebook shows the newest; this
+    puts the others beside it). The rows themselves when they are not from the store (a run made just now)."""
+    from ... import MechsymError
+
+    if df.empty or "run_id" not in df or "machine" not in df:
+        return df
+    frames = []
+    for machine in analysis.machines(df):
+        metas = [m for m in store.runs("spsc", machine) if m["run_id"] in set(df["run_id"].astype(str))]
+        try:
+            rows = store.load("spsc", machine, preset=metas[0].get("preset"), latest=False) if metas else None
+        except MechsymError:
+            rows = None
+        frames.append(rows if rows is not None and len(rows) else analysis.where(df, machine=machine))
+    return pd.concat(frames, ignore_index=True)
