@@ -93,7 +93,7 @@ def sweep(proc: FakeProc, rec: noise.Recorder, forks: int, seconds: float, other
     """What execute() does: begin after the lock, a tick before each fork, the kernel a child of the run."""
     rec.begin()
     for i in range(forks):
-        rec.tick()
+        rec.tick("v", i)
         kernel = 1000 + i
         proc.add(kernel, "java", SELF)
         proc.run(seconds, {kernel: 2.0, **(others or {})}, steal=steal)
@@ -109,8 +109,8 @@ def test_a_quiet_run(proc, tmp_path):
     assert s["other_cpu_s"] == pytest.approx(0.08, abs=0.011)
     assert s["own_cpu_s"] == pytest.approx(16.0)  # the kernels: excluded from "other"
     assert s["other_cpus"] < noise.OTHER_CPUS_MAX and s["steal_pct"] == 0
-    assert s["fork_columns"] == ["wall_s", "other_cpu_s", "steal_pct"]
-    assert len(s["forks"]) == 4 and all(f[0] == 2.0 for f in s["forks"]) and s["busy_forks"] == 0
+    assert s["fork_columns"] == ["variant", "fork", "wall_s", "other_cpu_s", "steal_pct"]
+    assert [f[:3] for f in s["forks"]] == [["v", i, 2.0] for i in range(4)] and s["busy_forks"] == 0
     assert s["waited_for_lock"] is False and s["overlapped"] == []
     assert s["loadavg_1m"] == {"start": 0.1, "end": 0.1, "max": 0.1}
 
@@ -138,7 +138,7 @@ def test_steal_makes_a_run_busy(proc, tmp_path):
     s = sweep(proc, recorder(proc, tmp_path), forks=2, seconds=1.0, steal=0.10)
     assert s["steal_pct"] == pytest.approx(10.0) and s["steal_pct_per_cpu"] == {"cpu0": 10.0, "cpu1": 10.0}
     assert s["quiet"] is False and "steal 10.0% (over 5.0%)" in s["why"]
-    assert all(f[2] == pytest.approx(10.0) for f in s["forks"])
+    assert all(f[4] == pytest.approx(10.0) for f in s["forks"])
 
 
 def test_a_process_that_ends_counts_only_its_time_inside_the_run(proc, tmp_path):
@@ -247,3 +247,19 @@ def test_parse_a_command_name_with_spaces_and_parens():
     assert p.pid == 42 and p.comm == "Web Content (x)" and p.ppid == 1 and p.ticks == 12 and p.own == 10
     assert p.starttime == 555 and not p.kthread
     assert noise.parse_proc_stat("garbage") is None
+
+
+def test_a_recorder_dropped_without_stop_does_not_stay_measuring(proc, tmp_path):
+    import gc
+
+    rec = recorder(proc, tmp_path)
+    rec.begin()
+    assert list((tmp_path / "runs").glob("*.active"))
+    del rec
+    gc.collect()
+    assert not list((tmp_path / "runs").glob("*.active"))
+    s = sweep(proc, recorder(proc, tmp_path), 1, 1.0)
+    assert s["overlapped"] == []
+    rec = recorder(proc, tmp_path)
+    rec.begin()
+    assert rec.stop() is rec.stop()

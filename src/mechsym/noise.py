@@ -34,6 +34,7 @@ import os
 import secrets
 import sys
 import time
+import weakref
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -43,7 +44,7 @@ OTHER_CPUS_MAX = 0.10   # other processes' CPU time per second of the run, in CP
 STEAL_PCT_MAX = 5.0     # hypervisor steal, % of all CPUs' time
 CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 PF_KTHREAD = 0x00200000
-FORK_COLUMNS = ("wall_s", "other_cpu_s", "steal_pct")
+FORK_COLUMNS = ("variant", "fork", "wall_s", "other_cpu_s", "steal_pct")
 LOG_KEEP_S = 2 * 86400
 
 
@@ -189,7 +190,7 @@ class Recorder:
         self.lock_wait_s = 0.0
         self._fd = None
         self.overlaps: dict[str, dict] = {}
-        self.forks: list[list[float]] = []
+        self.forks: list[list] = []
         self._reset()
 
     # ---- the run's timeline
@@ -202,7 +203,7 @@ class Recorder:
         self.by_comm: dict[str, int] = {}
         self.cpu_ticks: dict[str, list[int]] = {}
         self.forks = []
-        self._open_fork: float | None = None
+        self._open_fork: tuple | None = None
 
     def waited_for_lock(self, message: str) -> None:
         """bench_lock's wait_message: says so, as before, and remembers that this run waited."""
@@ -218,19 +219,21 @@ class Recorder:
         self._register()
         self._scan_active()
 
-    def tick(self) -> None:
-        """Between forks: close the previous fork's window (if any) and open the next one's."""
+    def tick(self, variant: str | None = None, fork: int | None = None) -> None:
+        """Between forks, before fork `fork` of a cell of `variant`: close the previous fork's window, open this one's."""
         self._advance()
-        self._open_fork = 0.0
+        self._open_fork = (variant, fork)
         self._scan_active()
 
     def stop(self) -> dict:
-        """The measurement ended: last sample, overlap check, summary."""
-        self._advance()
-        self._scan_active()
-        end_wall = self.wallclock()
-        self._unregister(end_wall)
-        return self.summary(end_wall)
+        """The measurement ended: last sample, overlap check, summary (the same summary when called again)."""
+        if getattr(self, "_summary", None) is None:
+            self._advance()
+            self._scan_active()
+            end_wall = self.wallclock()
+            self._unregister(end_wall)
+            self._summary = self.summary(end_wall)
+        return self._summary
 
     # ---- sampling
 
@@ -266,7 +269,7 @@ class Recorder:
         if self._open_fork is not None:
             total = sum(sum(d) for d in delta.values())
             steal = sum(d[7] for d in delta.values())
-            self.forks.append([round(b.t - a.t, 3), round(other / self.clk_tck, 3),
+            self.forks.append([*self._open_fork, round(b.t - a.t, 3), round(other / self.clk_tck, 3),
                                round(100.0 * steal / total, 2) if total else 0.0])
             self._open_fork = None
         self.last = b
@@ -283,6 +286,8 @@ class Recorder:
             os.write(fd, json.dumps({"pid": self.self_pid, "start": self.start_wall}).encode())
             os.replace(tmp, self.registry / f"{self.token}.active")
             self._fd = fd
+            # a run that ends by an exception nobody stops it for (in a notebook, say) does not stay "measuring"
+            self._finalizer = weakref.finalize(self, _release, fd, self.registry / f"{self.token}.active")
         except OSError as e:
             self._note(f"cannot register in {self.registry}: {e.strerror or e}")
 
@@ -348,8 +353,8 @@ class Recorder:
         except OSError as e:
             self._note(f"cannot log in {self.registry}: {e.strerror or e}")
         if self._fd is not None:
-            (self.registry / f"{self.token}.active").unlink(missing_ok=True)
-            os.close(self._fd)
+            self._finalizer.detach()
+            _release(self._fd, self.registry / f"{self.token}.active")
             self._fd = None
 
     def _note(self, text: str) -> None:
@@ -400,7 +405,7 @@ class Recorder:
             "loadavg_1m": {"start": loads[0], "end": loads[-1], "max": max(loads)} if loads else None,
             "fork_columns": list(FORK_COLUMNS),
             "forks": self.forks,
-            "busy_forks": sum(1 for w, o, _ in self.forks if w > 0 and o / w > OTHER_CPUS_MAX),
+            "busy_forks": sum(1 for _, _, w, o, _ in self.forks if w > 0 and o / w > OTHER_CPUS_MAX),
         })
         why = []
         if other_cpus > OTHER_CPUS_MAX:
@@ -412,6 +417,17 @@ class Recorder:
         out["quiet"] = not why
         out["why"] = "; ".join(why) if why else (f"other processes {other_cpus:.3f} CPUs, steal {out['steal_pct']}%")
         return out
+
+
+def _release(fd: int, marker: Path) -> None:
+    try:
+        marker.unlink(missing_ok=True)
+    except OSError:
+        pass
+    try:
+        os.close(fd)
+    except OSError:
+        pass
 
 
 def start(**kw) -> Recorder:
