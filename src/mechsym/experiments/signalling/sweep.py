@@ -1,0 +1,133 @@
+"""The sweep: presets, variants, CPU placements and the cells they make."""
+
+from __future__ import annotations
+
+from ... import MechsymError
+from ...cpus import Topology
+from ...jdk import Jdk
+from ...sweep import Cell
+
+NAME = "signalling"
+TITLE = "Thread-to-thread signalling: lock + conditions vs volatile ping-pong, Java vs C, per CPU placement"
+NOTEBOOKS = ["03-condition-variables", "08-inter-thread-latency"]
+POST_CV = "2011-11-05-locks-condition-variables-latency-impact.md"
+POST_ITL = "2011-08-09-inter-thread-latency.md"
+REF_CV = "2011-11-05-locks-condition-variables"
+REF_ITL = "2011-08-09-inter-thread-latency"
+
+LOCKED = "mechsym.signalling.LockedSignalling"
+VOLATILE = "mechsym.signalling.VolatilePingPong"
+C_BINARY = "pingpong"
+
+# variant -> (kernel, wait mode or None, language, mechanism, what it stands for)
+VARIANTS = {
+    "locked": (LOCKED, None, "java", "lock+condition",
+               "ReentrantLock + two Conditions (the 2011-11-05 post)"),
+    "volatile-spin": (VOLATILE, "spin", "java", "volatile",
+                      "two volatile counters, busy spin (the 2011-08-09 post, Java)"),
+    "volatile-yield": (VOLATILE, "yield", "java", "volatile",
+                       "the same with Thread.yield() in the wait loop (not in the posts)"),
+    "c-spin": ("c:" + C_BINARY, "spin", "c", "volatile",
+               "two counters, __sync_add_and_fetch, busy spin (the 2011-08-09 post, C++)"),
+    "c-yield": ("c:" + C_BINARY, "yield", "c", "volatile",
+                "the same with sched_yield() in the wait loop (not in the posts)"),
+}
+# The kernels' wait modes (VolatilePingPong.WAITS and pingpong.c alike; a test reads both): the sweep runs spin and
+# yield; pause (Thread.onSpinWait / PAUSE) is there to try by hand, e.g. `--wait=pause`, and is not in the posts.
+WAITS = ["spin", "pause", "yield"]
+JAVA_VARIANTS = ["locked", "volatile-spin", "volatile-yield"]
+C_VARIANTS = ["c-spin", "c-yield"]
+PLACEMENTS = ["cross-core", "smt", "same-cpu", "unpinned"]
+PLACEMENT_TEXT = {
+    "cross-core": "two CPUs on different cores (the posts' taskset -c 2,4)",
+    "smt": "two SMT siblings of one core",
+    "same-cpu": "both threads on one CPU",
+    "unpinned": "no pinning: the scheduler decides",
+}
+
+PRESETS = {
+    "smoke": {"locked_iterations": 2_000, "volatile_iterations": 100_000, "yield_iterations": 20_000,
+              "runs": 2, "warmup_runs": 1, "forks": 1, "max_ms": 5_000, "same_cpu_max_ms": 150,
+              "same_cpu_runs": 1, "locked_sample_every": 10, "volatile_sample_every": 100,
+              "yield_sample_every": 100, "timeout": 60},
+    "standard": {"locked_iterations": 10_000, "volatile_iterations": 2_000_000, "yield_iterations": 200_000,
+                 "runs": 5, "warmup_runs": 1, "forks": 3, "max_ms": 5_000, "same_cpu_max_ms": 1_000,
+                 "same_cpu_runs": 3, "locked_sample_every": 10, "volatile_sample_every": 1_000,
+                 "yield_sample_every": 100, "timeout": 240},
+    "full": {"locked_iterations": 10_000_000, "volatile_iterations": 500_000_000, "yield_iterations": 10_000_000,
+             "runs": 5, "warmup_runs": 1, "forks": 5, "max_ms": 3_600_000, "same_cpu_max_ms": 10_000,
+             "same_cpu_runs": 3, "locked_sample_every": 100, "volatile_sample_every": 10_000,
+             "yield_sample_every": 1_000, "timeout": 7_200},
+}
+
+
+def pin_for(topo: Topology, placement: str) -> list[int] | None:
+    """The two CPUs of a placement ([] = unpinned), None when the machine lacks it.
+
+    An unknown placement is a MechsymError naming the allowed ones."""
+    if placement not in PLACEMENTS:
+        raise MechsymError(f"placement '{placement}': allowed placements are {', '.join(PLACEMENTS)}")
+    return topo.placement(placement)
+
+
+def cell_for(variant: str, placement: str, preset: str, topo: Topology, jdk: Jdk | None) -> Cell:
+    """One cell of the lab's sweep (also used by the tests)."""
+    if variant not in VARIANTS:
+        raise MechsymError(f"variant '{variant}': allowed variants are {', '.join(VARIANTS)}")
+    if preset not in PRESETS:
+        raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
+    p = PRESETS[preset]
+    kernel, wait, language, mechanism, _ = VARIANTS[variant]
+    cpus = pin_for(topo, placement)
+    runs, warmup = p["runs"], p["warmup_runs"]
+    if variant == "locked":
+        params = {"iterations": p["locked_iterations"], "sample-every": p["locked_sample_every"]}
+    else:
+        bounded = placement == "same-cpu" and wait == "spin"
+        iterations = p["yield_iterations"] if wait == "yield" else p["volatile_iterations"]
+        sample = p["yield_sample_every"] if wait == "yield" else p["volatile_sample_every"]
+        if bounded:
+            # one exchange per time slice: time-bounded, every exchange sampled
+            runs, sample = p["same_cpu_runs"], 1
+        params = {"iterations": iterations, "wait": wait, "sample-every": sample,
+                  "max-ms": p["same_cpu_max_ms"] if bounded else p["max_ms"]}
+    params.update({"runs": runs, "warmup-runs": warmup, "pin": ",".join(map(str, cpus or []))})
+    labels = {"placement": placement, "language": language, "mechanism": mechanism}
+    unavailable = None if cpus is not None else topo.missing_reason(placement)
+    return Cell(variant=variant, kernel=kernel, params=params, labels=labels,
+                jdk=None if language == "c" else jdk, cpus=None, forks=p["forks"], timeout=p["timeout"],
+                unavailable=unavailable)
+
+
+def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Cell]:
+    """Every variant x placement x JDK (smoke: the first JDK only, to stay within seconds).
+
+    Each cell runs `forks` fresh JVMs; the sweep interleaves them round-robin over the cells (fork 0 of every
+    cell, then fork 1, ...), so a slow drift of the machine spreads over every cell."""
+    if preset not in PRESETS:
+        raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
+    if preset == "smoke":
+        jdks = list(jdks)[:1]
+    out: list[Cell] = []
+    for placement in PLACEMENTS:
+        for jdk in jdks:
+            out += [cell_for(v, placement, preset, topo, jdk) for v in JAVA_VARIANTS]
+        out += [cell_for(v, placement, preset, topo, None) for v in C_VARIANTS]
+    return out
+
+
+def placements_table(topo: Topology | None = None):
+    """Which CPUs each placement uses on this machine, or why it is missing."""
+    import pandas as pd
+
+    from ...cpus import read_topology
+
+    topo = topo or read_topology()
+    rows = []
+    for p in PLACEMENTS:
+        cpus = topo.placement(p)
+        rows.append({"placement": p, "meaning": PLACEMENT_TEXT[p],
+                     "threads pinned to": ("not pinned" if cpus == [] else
+                                           f"CPU {cpus[0]} and CPU {cpus[1]}" if cpus else
+                                           f"not available: {topo.missing_reason(p)}")})
+    return pd.DataFrame(rows).set_index("placement")

@@ -1,0 +1,330 @@
+"""The signalling experiment package (notebooks 03 and 08): sweep cells, claims, verdicts, tables and figures.
+
+Synthetic tidy rows with several forks per cell (so intervals exist), two synthetic machines kept apart, and one
+smoke sweep end to end. No test asserts a timing."""
+
+import subprocess
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+
+from conftest import ROOT, java_kernel  # noqa: E402
+from mechsym import MechsymError, bridge, reference, sweep  # noqa: E402
+from mechsym.cpus import Cpu, Topology  # noqa: E402
+from mechsym.experiments import signalling as exp  # noqa: E402
+from mechsym.experiments.signalling import sweep as sweep_mod  # noqa: E402
+from mechsym.jdk import discover  # noqa: E402
+from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, for_notebook  # noqa: E402
+
+NB_CV, NB_ITL = exp.NOTEBOOKS
+
+
+# ---------------------------------------------------------------- sweep
+
+def fake_topo(smt=False, one=False):
+    if one:
+        return Topology((Cpu(0, 0, 0),), "fake")
+    if smt:
+        return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0), Cpu(2, 0, 0), Cpu(3, 1, 0)), "fake")
+    return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)), "fake")
+
+
+def test_cells_cover_placements_and_mark_missing_smt():
+    jdks = list(discover())
+    cs = exp.cells("standard", fake_topo(), jdks)
+    smt = [c for c in cs if c.labels["placement"] == "smt"]
+    assert smt and all(c.unavailable and "SMT" in c.unavailable for c in smt)
+    ok = [c for c in cs if not c.unavailable]
+    assert {c.labels["placement"] for c in ok} == {"cross-core", "same-cpu", "unpinned"}
+    assert {c.labels["placement"]: c.params["pin"] for c in ok} == {"cross-core": "0,1", "same-cpu": "0,0",
+                                                                      "unpinned": ""}
+    assert all(c.cpus is None for c in cs)  # per-thread pinning inside the kernel, never process taskset
+    assert all(c.forks == exp.PRESETS["standard"]["forks"] for c in cs)  # the sweep interleaves the forks
+    assert len({(c.variant, c.jdk, c.labels["placement"]) for c in cs}) == len(cs)
+    assert all(c.jdk is None for c in cs if c.kernel.startswith("c:"))
+    assert {c.jdk.feature for c in cs if not c.kernel.startswith("c:")} == {j.feature for j in jdks}
+    bounded = [c for c in ok if c.labels["placement"] == "same-cpu" and c.params.get("wait") == "spin"]
+    assert bounded and all(c.params["max-ms"] <= 1000 and c.params["sample-every"] == 1 for c in bounded)
+
+
+def test_smt_placement_used_when_the_machine_has_it_and_one_cpu_has_no_pairs():
+    cs = exp.cells("standard", fake_topo(smt=True), list(discover())[:1])
+    smt = [c for c in cs if c.labels["placement"] == "smt"]
+    assert smt and not any(c.unavailable for c in smt) and {c.params["pin"] for c in smt} == {"0,2"}
+    one = exp.cells("smoke", fake_topo(one=True), list(discover())[:1])
+    assert all(c.unavailable for c in one if c.labels["placement"] in ("cross-core", "smt"))
+    assert not any(c.unavailable for c in one if c.labels["placement"] in ("same-cpu", "unpinned"))
+
+
+def test_unknown_placement_variant_and_preset_are_one_line_errors():
+    with pytest.raises(MechsymError, match="placement 'diagonal': allowed placements are cross-core, smt"):
+        exp.cell_for("locked", "diagonal", "smoke", fake_topo(), None)
+    with pytest.raises(MechsymError, match="variant 'futex': allowed variants are locked"):
+        exp.cell_for("futex", "unpinned", "smoke", fake_topo(), None)
+    with pytest.raises(MechsymError, match="preset 'huge': allowed presets are smoke"):
+        exp.cells("huge", fake_topo(), [])
+
+
+def test_c_binary_not_built_says_make(tmp_path, monkeypatch):
+    monkeypatch.setenv("MECHSYM_ROOT", str(tmp_path))
+    cell = exp.cell_for("c-spin", "unpinned", "smoke", fake_topo(), None)
+    with pytest.raises(MechsymError, match="not built.*run `make` first"):
+        cell.launch()
+
+
+def test_presets_and_notebooks():
+    assert set(exp.PRESETS) == {"smoke", "standard", "full"}
+    assert exp.NAME == "signalling" and exp.NOTEBOOKS == ["03-condition-variables", "08-inter-thread-latency"]
+    assert {c.notebook for c in exp.CLAIMS} == set(exp.NOTEBOOKS)
+
+
+def test_wait_modes_are_the_kernels_own():
+    """Python's wait modes equal the Java kernel's (through JPype) and the C kernel's (its bad-argument message)."""
+    assert list(bridge.kernel(exp.VARIANTS["volatile-spin"][0]).waits()) == sweep_mod.WAITS
+    r = subprocess.run([str(ROOT / "build" / "c" / "pingpong"), "--wait=sleep"], capture_output=True, text=True)
+    assert r.returncode == 2 and f"allowed values are {', '.join(sweep_mod.WAITS)}" in r.stderr
+    assert {w for _, w, *_ in exp.VARIANTS.values() if w} <= set(sweep_mod.WAITS)
+    r = java_kernel(exp.VARIANTS["volatile-spin"][0], "--wait=sleep")
+    assert r.returncode == 2 and f"allowed values are {', '.join(sweep_mod.WAITS)}" in r.stderr
+
+
+# ---------------------------------------------------------------- the posts' numbers and claims
+
+def test_reference_files_hold_the_posts_numbers():
+    cv = reference.load(exp.REF_CV)
+    got = cv[(cv["metric"] == "ns_per_op")].set_index(["os", "cpu", "placement"])["value"]
+    assert got[("Linux Fedora Core 15 64-bit", "Nehalem 2.8 GHz", "pinned")] == 2023
+    assert got[("Linux Fedora Core 15 64-bit", "Sandy Bridge 2.0 GHz", "unpinned")] == 16808
+    assert got[("Windows 7 Professional 64-bit", "Nehalem 2.8 GHz", "pinned")] == 2082
+    assert len(got) == 6
+    itl = reference.load(exp.REF_ITL)
+    r = itl[itl["table"] == "Results"].set_index(["language", "metric"])["value"]
+    assert r[("Java", "ns_per_op")] == 50 and r[("C++", "ns_per_op")] == 45
+    assert r[("Java", "duration")] == 50790271150 and r[("C++", "duration")] == 45087955393
+    assert exp.reference_cv_table(cv).shape[0] == 3
+    assert exp.reference_itl_table(itl).shape[0] == 2
+
+
+@pytest.mark.parametrize("claim", exp.CLAIMS, ids=lambda c: c.id)
+def test_claims_quote_their_post_and_the_posts_numbers_pass(claim):
+    post = ROOT.parent / "shared" / "posts" / claim.post
+    if post.exists():  # verbatim, but for runs of spaces (the posts' copies keep double and non-breaking spaces)
+        assert " ".join(claim.quote.split()) in " ".join(post.read_text().split()), f"{claim.id}: not the post's words"
+    then = claim.then_value()
+    assert then is not None and claim.rule.holds_at(then), (claim.id, then)
+    assert claim.rule.reading
+
+
+def test_the_posts_numbers_that_old_thresholds_rejected():
+    """Issue 10: '< 50 ns', '>= 20 M/s' and '>= 300x' rejected the posts' own 50.79 ns, 19.69 M/s and 40x."""
+    assert exp.CLAIM["signalling.volatile-under-50ns"].then_value() == pytest.approx(50.79, abs=0.01)
+    assert exp.CLAIM["signalling.20-30m-exchanges"].then_value() == pytest.approx(19_688_810)
+    assert exp.CLAIM["signalling.lock-1000x-volatile"].then_value() == pytest.approx(40.46)
+    assert not exp.CLAIM["signalling.volatile-under-50ns"].rule.holds_at(52)
+
+
+# ---------------------------------------------------------------- synthetic results
+
+CELLS = {  # (variant, jdk, placement) -> ns/op
+    ("locked", "17", "cross-core"): 30_000, ("locked", "17", "unpinned"): 5_000,
+    ("locked", "25", "cross-core"): 2_000, ("locked", "25", "unpinned"): 8_000,
+    ("volatile-spin", "17", "cross-core"): 55, ("volatile-spin", "25", "cross-core"): 40,
+    ("c-spin", "c", "cross-core"): 48,
+}
+
+
+def synthetic(cells=None, machine="m", scale=1.0, forks=5, spread=0.02, cold=1.0, run="20260101T000000Z-standard-a"):
+    """Tidy rows: per cell `forks` forks, each a warm-up run (iteration 0, `cold` x slower) and 3 measured runs;
+    fork f is (1 + spread x (f - mid)) x the cell's ns/op."""
+    rows = []
+    for (variant, jdk, placement), ns in (cells or CELLS).items():
+        for fork in range(forks):
+            base = ns * scale * (1 + spread * (fork - (forks - 1) / 2))
+            for it in range(4):
+                v = base * (cold if it == 0 else 1.0)
+                for metric, value, unit in (("ns_per_op", v, "ns/op"), ("throughput", 1e9 / v, "ops/s"),
+                                            ("deadline_hit", 0, "bool"), ("round_trip_p50", 2 * v, "ns"),
+                                            ("round_trip_max", 20 * v, "ns"), ("round_trip_samples", 100, "count")):
+                    rows.append(dict(run_id=run, experiment="signalling", variant=variant,
+                                     language="c" if jdk == "c" else "java", jdk=jdk, placement=placement, fork=fork,
+                                     iteration=it, warmup=it == 0, metric=metric, value=value, unit=unit,
+                                     status="ok", note="", machine=machine))
+    rows.append(dict(run_id=run, experiment="signalling", variant="locked", language="java", jdk="17",
+                     placement="smt", fork=-1, iteration=-1, warmup=False, metric="", value=np.nan, unit="",
+                     status="unavailable", note="no SMT siblings (2 cores)", machine=machine))
+    return pd.DataFrame(rows)
+
+
+def outcomes(df, protocol="post"):
+    return {(v.claim.id.removeprefix("signalling."), v.scope.get("jdk") or v.scope.get("runtime")): v.outcome
+            for v in exp.verdicts(df) if v.protocol == protocol}
+
+
+def test_verdicts_hold_fail_and_are_inconclusive():
+    o = outcomes(synthetic())
+    assert o[("lock-1000x-volatile", "17")] == HOLDS                  # 545x
+    assert o[("lock-1000x-volatile", "25")] == HOLDS                  # 50x
+    assert o[("unpinned-several-times-slower", "17")] == FAILS        # unpinned faster
+    assert o[("unpinned-several-times-slower", "25")] == HOLDS        # 4x
+    assert o[("lock-latency-microseconds", "17")] == FAILS            # 30 µs
+    assert o[("lock-latency-microseconds", "25")] == HOLDS            # 2 µs
+    assert o[("volatile-under-50ns", "17")] == FAILS                  # 55 ns
+    assert o[("volatile-under-50ns", "25")] == HOLDS                  # 40 ns
+    assert o[("20-30m-exchanges", "C (gcc)")] == HOLDS                # 20.8 M/s
+    assert o[("20-30m-exchanges", "17")] == FAILS                     # 18.2 M/s
+    assert o[("java-c-equal", "17")] == HOLDS                         # 1.15
+    assert o[("java-c-equal", "25")] == HOLDS                         # 0.83
+    # forks spread across the threshold: 50 ns +-10% straddles 51 ns
+    wide = synthetic({("volatile-spin", "17", "cross-core"): 50, ("c-spin", "c", "cross-core"): 50}, spread=0.05)
+    vs = [v for v in exp.verdicts(wide) if v.claim.id == "signalling.volatile-under-50ns"]
+    assert {v.outcome for v in vs} == {INCONCLUSIVE}
+    assert all(v.forks == 5 and v.low < 51 < v.high and "more forks" in v.why for v in vs)
+
+
+def test_every_verdict_has_scope_protocol_interval_and_the_forks_values():
+    vs = exp.verdicts(synthetic())
+    assert {v.protocol for v in vs} == {"post", "lab"}
+    assert all(v.machine == "m" and v.forks == 5 and v.low is not None and "forks:" in v.now for v in vs)
+    for v in vs:
+        assert set(v.scope) in ({"jdk", "placement"}, {"runtime", "placement"})
+    assert len(for_notebook(vs, NB_CV)) == 3 * 2 * 2     # 3 claims x 2 JDKs x 2 protocols
+    assert len(for_notebook(vs, NB_ITL)) == (2 * 3 + 2) * 2  # 2 claims x 3 runtimes + Java/C x 2 JDKs, x 2
+
+
+def test_post_protocol_reads_the_cold_first_run_and_can_disagree_with_the_lab():
+    df = synthetic({("volatile-spin", "17", "cross-core"): 45, ("c-spin", "c", "cross-core"): 45}, cold=1.5)
+    post, lab = outcomes(df, "post"), outcomes(df, "lab")
+    assert post[("volatile-under-50ns", "17")] == FAILS and lab[("volatile-under-50ns", "17")] == HOLDS
+    t = exp.protocols_table(df, NB_ITL)
+    assert "volatile-under-50ns" in set(t["claim"])
+    assert "note" in exp.protocols_table(synthetic(), NB_CV)
+    f = exp.forks_table(df, ["volatile-spin"])
+    assert set(f.index.get_level_values("protocol")) == {"post", "lab"}
+
+
+def test_kernel_post_protocol_cells_are_preferred_for_the_post_verdict():
+    lab = synthetic({("volatile-spin", "17", "cross-core"): 45, ("c-spin", "c", "cross-core"): 45})
+    post = synthetic({("volatile-spin", "17", "cross-core"): 90}, forks=3).assign(protocol="post")
+    post = post[post["status"] == "ok"]
+    df = pd.concat([lab.assign(protocol="lab"), post], ignore_index=True)
+    v = {(x.claim.id, x.protocol): x for x in exp.verdicts(df) if x.scope.get("jdk") == "17"}
+    assert v[("signalling.volatile-under-50ns", "post")].outcome == FAILS
+    assert v[("signalling.volatile-under-50ns", "post")].forks == 3
+    assert v[("signalling.volatile-under-50ns", "lab")].outcome == HOLDS
+
+
+def test_runs_stored_with_rounds_count_each_round_as_a_fork():
+    df = synthetic(forks=3)
+    df["round"] = df["fork"].where(df["fork"] >= 0, 0)
+    df.loc[df["fork"] >= 0, "fork"] = 0   # how runs before the sweep's own interleaving stored their forks
+    assert {v.forks for v in exp.verdicts(df)} == {3}
+
+
+def test_verdicts_without_results_are_unmeasurable():
+    assert {v.outcome for v in exp.verdicts(pd.DataFrame())} == {UNMEASURABLE}
+    df = synthetic()
+    df = df[df["placement"] != "cross-core"]
+    vs = exp.verdicts(df)
+    assert {v.outcome for v in vs} == {UNMEASURABLE} and all("different cores" in v.why for v in vs)
+    no_c = synthetic({k: v for k, v in CELLS.items() if k[0] != "c-spin"})
+    assert {v.outcome for v in exp.verdicts(no_c) if v.claim.id == "signalling.java-c-equal"} == {UNMEASURABLE}
+
+
+# ---------------------------------------------------------------- two machines
+
+def two_machines():
+    return pd.concat([synthetic(machine="fast"), synthetic(machine="slow", scale=10.0,
+                                                           run="20260101T000000Z-standard-b")], ignore_index=True)
+
+
+def test_verdicts_keep_machines_apart():
+    vs = exp.verdicts(two_machines())
+    assert {v.machine for v in vs} == {"fast", "slow"}
+    one = {v.key[:3]: v for v in exp.verdicts(synthetic(machine="fast"))}
+    for v in vs:
+        ref = one[v.key[:3]]
+        factor = 10.0 if v.machine == "slow" and v.claim.unit in ("ns",) else \
+            0.1 if v.machine == "slow" and v.claim.unit == "ops/s" else 1.0
+        assert v.now_value == pytest.approx(ref.now_value * factor), (v.machine, v.key)
+    assert len(vs) == 2 * len(one)
+
+
+TABLES = {
+    "summary": lambda df: exp.summary(df), "wide_table": lambda df: exp.wide_table(df),
+    "java_vs_c": lambda df: exp.java_vs_c(df),
+    "comparison_cv": lambda df: exp.comparison_cv(df, reference.load(exp.REF_CV)),
+    "comparison_itl": lambda df: exp.comparison_itl(df, reference.load(exp.REF_ITL)),
+    "percentiles": lambda df: exp.percentiles(df), "timer_table": lambda df: exp.timer_table(df.assign(
+        metric=df["metric"].replace({"round_trip_samples": "timer_cost", "round_trip_max": "timer_step"}))),
+    "forks_table": lambda df: exp.forks_table(df), "run_to_run": lambda df: exp.run_to_run(df),
+    "protocols_table": lambda df: exp.protocols_table(df, NB_ITL),
+}
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_tables_keep_machines_apart(name, results_dir):
+    t = TABLES[name](two_machines())
+    assert not t.empty
+    machine = t["machine"] if "machine" in t.columns else pd.Series(t.index.get_level_values("machine"))
+    assert set(machine.astype(str)) == {"fast", "slow"}
+    fast = TABLES[name](synthetic(machine="fast"))
+    assert len(t) == 2 * len(fast)
+    if name == "summary":
+        s = t.set_index(["machine", "variant", "runtime", "placement"])["runs"]
+        assert (s.loc["fast"] == s.loc["slow"]).all()
+
+
+def test_summary_medians_are_per_machine():
+    m = two_machines()
+    t = exp.forks_table(m, ["locked"], placement="cross-core")
+    fast = t.loc["fast"].loc[("locked", "JDK 17", "cross-core", "lab"), "median [95% interval], forks"]
+    slow = t.loc["slow"].loc[("locked", "JDK 17", "cross-core", "lab"), "median [95% interval], forks"]
+    assert fast.startswith("30.00 µs") and slow.startswith("300.00 µs")
+
+
+def test_figures_draw_one_row_per_machine():
+    import matplotlib.pyplot as plt
+
+    m = two_machines()
+    for fig, panels in ((exp.plot_ns_per_op(m), 2), (exp.plot_sorted_runs(m, ["volatile-spin", "c-spin"]), 4),
+                        (exp.plot_percentiles(m, ["locked"]), 4)):
+        assert len([a for a in fig.axes if a.get_visible()]) >= panels
+        plt.close(fig)
+    fig = exp.plot_reference_cv(reference.load(exp.REF_CV))
+    assert fig.axes
+    plt.close(fig)
+
+
+def test_bounded_runs_table():
+    df = synthetic({("volatile-spin", "17", "same-cpu"): 4e6})
+    df.loc[df["metric"] == "deadline_hit", "value"] = 1
+    df = pd.concat([df, df[df["metric"] == "deadline_hit"].assign(metric="exchanges", value=125),
+                    df[df["metric"] == "deadline_hit"].assign(metric="duration", value=1e9)], ignore_index=True)
+    t = exp.bounded_runs(df)
+    assert int(t["runs"].iloc[0]) == 15 and t["exchanges per run (median)"].iloc[0] == 125
+    assert exp.bounded_runs(synthetic()).empty
+
+
+# ---------------------------------------------------------------- end to end
+
+def test_smoke_sweep_stores_tidy_rows(results_dir):
+    """A slice of the smoke sweep end to end (the notebooks run all of it): rows carry placement, pinning, JDK."""
+    import types
+
+    keep = {("locked", "same-cpu"), ("volatile-spin", "unpinned"), ("c-spin", "same-cpu"), ("volatile-spin", "smt")}
+    part = types.SimpleNamespace(NAME=exp.NAME, cells=lambda preset, topo, jdks: [
+        c for c in exp.cells(preset, topo, jdks) if (c.variant, c.labels["placement"]) in keep])
+    meta = sweep.execute(part, "smoke", progress=False)
+    assert meta["failures"] == []
+    df = meta["frame"]
+    ok = df[df["status"] == "ok"]
+    assert set(ok["placement"]) >= {"same-cpu", "unpinned"}
+    assert set(ok.loc[ok["placement"] == "unpinned", "pinning"]) == {"none"}
+    assert set(ok.loc[ok["placement"] != "unpinned", "pinning"]) == {"thread"}
+    assert (ok.loc[ok["metric"] == "ns_per_op", "value"] > 0).all()
+    assert len(exp.verdicts(df)) == len(exp.CLAIMS)   # no cross-core cell here: one 'not measurable' per claim
+    assert not exp.timer_table(df).empty
