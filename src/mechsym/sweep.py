@@ -191,6 +191,7 @@ def plan(module, preset: str, jdks: list[Jdk] | None = None, topo: Topology | No
 def run_metadata(name: str, preset: str, topo: Topology, cells: list[Cell], overrides: dict | None = None) -> dict:
     """The JSON sidecar of a run as it starts: machine, JDKs, preset, git commit, taskset; commands and
     failures are appended as the run goes. Shared by every run loop, so every stored run has the same keys."""
+    from . import noise  # "_noise": what else used the CPUs (finish() stores its summary as "noise")
     return {
         "experiment": name,
         "preset": preset,
@@ -205,6 +206,7 @@ def run_metadata(name: str, preset: str, topo: Topology, cells: list[Cell], over
         "commands": [],
         "failures": [],
         "unavailable": [],
+        "_noise": noise.Recorder(),
     }
 
 
@@ -217,6 +219,8 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
     ignore) and re-raises; earlier runs are never touched."""
     from tqdm.auto import tqdm
 
+    if store_results:
+        store.check_writable(module.NAME, root=results_root)  # a store it cannot write is refused before measuring
     topo = read_topology()
     cells = plan(module, preset, jdks, topo, **overrides)
     name = module.NAME
@@ -224,11 +228,12 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
     frames: list[pd.DataFrame] = []
     total = sum(c.forks for c in cells if not c.unavailable)
     lock = preset != "smoke" if lock is None else lock
-    ctx = bench_lock() if lock else contextlib.nullcontext()
+    ctx = bench_lock(meta["_noise"].waited_for_lock) if lock else contextlib.nullcontext()
     try:
         with ctx, tqdm(total=total, desc=f"{name} [{preset}]", unit="fork", disable=not progress,
                        file=sys.stderr, dynamic_ncols=True) as bar:
             started = time.monotonic()  # after the bench lock: waiting for another sweep is not this run's time
+            meta["_noise"].begin()
             # Unavailable cells first (nothing runs), then the forks round-robin over the cells (fork 0 of every
             # cell, then fork 1, ...), so a burst of background load spreads over many cells instead of one.
             for cell in cells:
@@ -241,6 +246,7 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
                     if fork >= cell.forks:
                         continue
                     cols = cell.columns()
+                    meta["_noise"].tick(cell.variant, fork)  # between forks, outside the timed region
                     bar.set_postfix_str(f"{cell.variant} {_short(cell)} fork {fork + 1}/{cell.forks}", refresh=False)
                     launch = cell.launch()
                     meta["commands"].append(launch.command_line)
@@ -253,6 +259,7 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
                     bar.update(1)
         meta["status"] = "complete"
     except KeyboardInterrupt:
+        meta["noise"] = meta.pop("_noise").stop()
         save_interrupted(name, frames, meta, store_results, results_root)
         raise
     return finish(name, frames, meta, started, store_results, results_root)
@@ -308,6 +315,8 @@ def save_interrupted(name: str, frames: list[pd.DataFrame], meta: dict, store_re
 def finish(name: str, frames: list[pd.DataFrame], meta: dict, started: float, store_results: bool,
            results_root: Path | None) -> dict:
     """End a completed run: refuse to store when every fork failed, else tidy the rows and store them."""
+    from . import noise
+    meta["noise"] = noise.stop(meta)
     meta["end"] = store.now_utc()
     meta["seconds"] = round(time.monotonic() - started, 1)
     if not any((f["status"] == "ok").any() for f in frames):
