@@ -23,6 +23,25 @@ def stored_files(root: Path):
     return {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
+def wait_for_child(parent: subprocess.Popen, text: str, timeout: float = 60) -> bool:
+    """Poll until `parent` has a child process whose command line contains `text` (e.g. the kernel of a run's first
+    fork): the state a signal test waits for, instead of sleeping and hoping. False when the parent exits first or
+    the timeout passes."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and parent.poll() is None:
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            try:
+                ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                if ppid == parent.pid and text in (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode():
+                    return True
+            except (OSError, IndexError, ValueError):
+                continue  # gone meanwhile
+        time.sleep(0.02)
+    return False
+
+
 SMALL = ["--preset", "smoke", "--threads", "1", "--jdk", "17", "--only", "variant=monitor-thin,reentrant;grid=main",
          "--no-progress"]
 
@@ -136,7 +155,7 @@ def test_ctrl_c_keeps_earlier_results(seeded):
     p = subprocess.Popen([str(VENV_BIN / "mechsym"), "run", "locks", "--preset", "smoke", "--no-progress"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
                          preexec_fn=default_sigint)
-    time.sleep(4)
+    assert wait_for_child(p, "mechsym.locks.LockContention"), "the run never started its first fork"
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130, err

@@ -1,4 +1,8 @@
-"""The `mechsym` command: list, run, show, verdicts, bundle, import, reports."""
+"""The `mechsym` command: list, run, show, compare, verdicts, bundle, import, reports.
+
+What it prints is read by a person: aligned tables within 100 columns, numbers in readable units, and every table
+says which stored run (id, preset, date, machine) it comes from. `mechsym list` starts without pandas, matplotlib
+or JPype; the other commands import them where they need them."""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="mechsym", description="Re-run the Mechanical Sympathy experiments on this machine.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    sub.add_parser("list", help="experiments, their notebooks and stored runs")
+    sub.add_parser("list", help="this machine, the JDKs found, the experiments and the stored runs")
     r = sub.add_parser("run", help="run an experiment's sweep and store the results")
     r.add_argument("experiment")
     r.add_argument("--preset", default="standard", help="smoke | standard | full (default: standard)")
@@ -30,9 +34,17 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--only", default=None, help="keep matching cells only, e.g. 'variant=reentrant,atomic;grid=main'")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.add_argument("--dry-run", action="store_true", help="print the cells and commands, run nothing")
-    s = sub.add_parser("show", help="summary of the stored results of an experiment")
+    s = sub.add_parser("show", help="per-cell medians and ranges of one stored run of an experiment")
     s.add_argument("experiment")
     s.add_argument("--machine", default=None, help="a machine id, or 'all' (default: this machine)")
+    s.add_argument("--run", default=None, help="a run id, or a unique part of it (default: what the notebooks show)")
+    s.add_argument("--preset", default=None, help="the newest run of this preset (default: the most thorough stored)")
+    s.add_argument("--metric", default=None, help="metrics to show, e.g. duration,throughput, or 'all' "
+                                                  "(default: the rates, else every metric)")
+    c = sub.add_parser("compare", help="two stored runs of an experiment side by side, cell by cell, with ratios")
+    c.add_argument("run_a", metavar="RUN_A", help="a run id, or a unique part of it")
+    c.add_argument("run_b", metavar="RUN_B")
+    c.add_argument("--metric", default=None, help="as for show")
     v = sub.add_parser("verdicts", help="every claim's verdict from stored results")
     v.add_argument("experiment", nargs="?", default=None)
     v.add_argument("--machine", default=None,
@@ -70,15 +82,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(args) -> int:
-    from . import experiments, store
-
     if args.command == "list":
-        for name in experiments.names():
-            m = experiments.get(name)
-            runs = store.runs(name, "all") if store.machines() else []
-            print(f"{name:12s} {m.TITLE}")
-            print(f"{'':12s} notebooks: {', '.join(m.NOTEBOOKS)}; presets: {', '.join(m.PRESETS)}; stored runs: {len(runs)}")
-        return 0
+        return _list()
+
+    from . import experiments, store
 
     if args.command == "run":
         from . import sweep
@@ -89,16 +96,11 @@ def _dispatch(args) -> int:
         jdks = select(args.jdk)
         overrides = dict(threads=args.threads, cpus=args.cpus, jvm_flags=tuple(args.jvm_flags.split()),
                          timeout=args.timeout, only=args.only)
-        if hasattr(module, "run"):
-            meta = module.run(args.preset, jdks=jdks, progress=not args.no_progress, dry_run=args.dry_run, **overrides)
-            if args.dry_run:
-                return 0
-        elif args.dry_run:
+        if args.dry_run:
             for c in sweep.plan(module, args.preset, jdks, **overrides):
-                print(f"{c.variant:24s} {'SKIP ' + c.unavailable if c.unavailable else c.launch().command_line}")
+                print(f"{c.variant:24s} {'SKIP ' + c.unavailable if c.unavailable else c.command_line()}")
             return 0
-        else:
-            meta = sweep.execute(module, args.preset, jdks=jdks, progress=not args.no_progress, **overrides)
+        meta = sweep.execute(module, args.preset, jdks=jdks, progress=not args.no_progress, **overrides)
         print(f"stored {meta.get('rows')} rows in {meta.get('json')} ({meta.get('seconds')} s)")
         if meta.get("unavailable"):
             print(f"{len(meta['unavailable'])} cells not available here (stored with the reason)")
@@ -108,24 +110,13 @@ def _dispatch(args) -> int:
         return 0
 
     if args.command == "show":
-        import pandas as pd
+        return _show(args)
 
-        module = experiments.get(args.experiment)
-        df = store.load(args.experiment, args.machine)
-        if df.empty:
-            raise MechsymError(f"{args.experiment}: no stored results; run `mechsym run {args.experiment}` first")
-        ok = df[(df["status"] == "ok") & (~df["warmup"].astype(bool))]
-        keys = [c for c in ("machine", "jdk", "variant") if c in ok]
-        keys += [c for c in ("regime", "placement", "grid", "warmup_policy", "workers", "coarsening", "options", "threads")
-                 if c in ok and ok[c].nunique() > 1]
-        with pd.option_context("display.width", 200, "display.max_rows", 500):
-            print(ok.groupby(keys + ["metric", "unit"])["value"].agg(["median", "min", "max", "count"]).to_string())
-        return 0
+    if args.command == "compare":
+        return _compare(args)
 
     if args.command == "verdicts":
-        import pandas as pd
-
-        from .overview import ERROR, collect, csv_frame, agreement
+        from .overview import ERROR, collect, csv_frame
 
         if args.experiment:
             experiments.get(args.experiment)
@@ -133,15 +124,7 @@ def _dispatch(args) -> int:
         if args.format == "csv":
             csv_frame(out).to_csv(sys.stdout, index=False)
         else:
-            out = out.assign(runs=out.apply(agreement, axis=1))
-            cols = ["notebook", "id", "scope", "protocol", "now", "outcome", "runs"]
-            if out["machine"].nunique() > 1:
-                cols.insert(1, "machine")
-            view = out.assign(now=out.apply(lambda r: r["now"] if r["now"] and r["now"] != "n/a" else r["why"], axis=1))
-            clip = lambda t: t if len(t) <= 80 else t[:79] + "…"
-            view = view.assign(claim=view["claim"].map(clip), now=view["now"].map(clip))
-            with pd.option_context("display.width", 250, "display.max_colwidth", 70, "display.max_rows", 1000):
-                print(view[cols].rename(columns={"outcome": "holds?"}).to_string(index=False))
+            print("\n".join(_verdicts_text(out)))
         errors = out[out["outcome"] == ERROR]
         if len(errors):
             print(f"mechsym: {len(errors)} claims could not be judged: first: {errors['why'].iloc[0]}", file=sys.stderr)
@@ -168,6 +151,565 @@ def _dispatch(args) -> int:
               only=args.only.split(",") if args.only else None)
         return 0
     raise MechsymError(f"command '{args.command}': unknown")
+
+
+# ---------------------------------------------------------------- text a person reads (100 columns)
+
+WIDTH = 100
+DASH = "—"
+
+
+def _width() -> int:
+    """100 columns, or the terminal's width when it is narrower."""
+    if sys.stdout.isatty():
+        import shutil
+
+        return max(60, min(WIDTH, shutil.get_terminal_size((WIDTH, 24)).columns))
+    return WIDTH
+
+
+def _wrap(text: str, width: int, indent: str = "", first: str = "") -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, width, initial_indent=first or indent, subsequent_indent=indent,
+                         break_on_hyphens=False) or [first.rstrip()]
+
+
+def _table(rows: list[list], header: list[str], right=(), wrap=(), indent: int = 0, width: int | None = None) -> list[str]:
+    """Rows as an aligned text table: text left-aligned, columns in `right` right-aligned. When the table is wider
+    than `width`, the columns in `wrap` are narrowed (widest first) and their text wrapped onto more lines."""
+    import textwrap
+    from itertools import zip_longest
+
+    width = (width or _width()) - indent
+    rows = [["" if v is None else str(v) for v in r] for r in rows]
+    n = len(header)
+    w = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(n)]
+    floor = {i: max(10, len(header[i])) for i in wrap}
+    while sum(w) + 2 * (n - 1) > width:
+        shrinkable = [i for i in wrap if w[i] > floor[i]]
+        if not shrinkable:
+            break
+        i = max(shrinkable, key=lambda k: w[k])
+        w[i] -= 1
+    pad = " " * indent
+
+    def line(cells: list[str]) -> list[str]:
+        split = [textwrap.wrap(c, w[i], break_on_hyphens=False) or [""] if i in wrap else [c]
+                 for i, c in enumerate(cells)]
+        out = []
+        for parts in zip_longest(*split, fillvalue=""):
+            out.append(pad + "  ".join(p.rjust(w[i]) if i in right else p.ljust(w[i])
+                                       for i, p in enumerate(parts)).rstrip())
+        return out
+
+    out = line(header)
+    out.append(pad + "  ".join("-" * x for x in w))
+    for r in rows:
+        out += line(r)
+    return out
+
+
+def _rel(path) -> str:
+    """A path as the reader types it: relative to the repository when it is inside it."""
+    from pathlib import Path
+
+    from . import repo_root
+
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(repo_root().resolve()))
+    except (ValueError, OSError):
+        return str(p)
+
+
+def _when(meta: dict) -> str:
+    """'2026-11-22 00:33 UTC' from a run's start (or its id)."""
+    import re
+
+    start = str(meta.get("start") or "")
+    m = re.match(r"(\d{4}-\d\d-\d\d)T(\d\d:\d\d)", start) or re.match(r"(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)",
+                                                                        str(meta.get("run_id", "")))
+    if not m:
+        return "date unknown"
+    if len(m.groups()) == 2:
+        return f"{m.group(1)} {m.group(2)} UTC"
+    y, mo, d, h, mi = m.groups()
+    return f"{y}-{mo}-{d} {h}:{mi} UTC"
+
+
+def _duration(seconds) -> str:
+    try:
+        s = float(seconds)
+    except (TypeError, ValueError):
+        return ""
+    if s < 90:
+        return f"{s:.0f} s"
+    if s < 5400:
+        return f"{s / 60:.0f} min"
+    return f"{s / 3600:.1f} h"
+
+
+def _run_line(meta: dict) -> str:
+    """'run 20261122T003308Z-standard-1505f6 · preset standard · 2026-11-22 00:33 UTC · 48 min'."""
+    bits = [f"run {meta.get('run_id')}", f"preset {meta.get('preset', '?')}", _when(meta)]
+    if meta.get("seconds"):
+        bits.append(_duration(meta["seconds"]))
+    if meta.get("status", "complete") != "complete":
+        bits.append(str(meta["status"]).upper())
+    return " · ".join(bits)
+
+
+# ---------------------------------------------------------------- list (fast: no pandas, matplotlib or JPype)
+
+def _defer_import(name: str) -> None:
+    """Bind `name` to a module that imports itself on first use (importlib's LazyLoader): `list` reads the
+    store's index through mechsym.store, which imports pandas at the top but needs it only to read rows."""
+    import importlib.util
+
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None:
+        return
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+
+
+def _describe(name: str) -> dict:
+    """An experiment's NAME, TITLE, NOTEBOOKS and preset names, read from its source without running it (importing
+    an experiment imports pandas and matplotlib); imported after all when the source does not spell them out."""
+    import ast
+    import importlib.util
+    from pathlib import Path
+
+    wanted = {"TITLE", "NOTEBOOKS", "PRESETS"}
+    found: dict = {}
+    spec = importlib.util.find_spec(f"mechsym.experiments.{name}")
+    files = [Path(spec.origin)] if spec and spec.origin else []
+    if spec and spec.submodule_search_locations:
+        for loc in spec.submodule_search_locations:
+            files += sorted(p for p in Path(loc).glob("*.py") if p not in files)
+    for f in files:
+        try:
+            tree = ast.parse(f.read_text())
+        except (OSError, SyntaxError):
+            continue
+        for node in tree.body:
+            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
+                node.target if isinstance(node, ast.AnnAssign) else None
+            if not isinstance(target, ast.Name) or target.id not in wanted or target.id in found or node.value is None:
+                continue
+            try:
+                if target.id == "PRESETS":
+                    if isinstance(node.value, ast.Dict):
+                        found["PRESETS"] = [ast.literal_eval(k) for k in node.value.keys]
+                else:
+                    found[target.id] = ast.literal_eval(node.value)
+            except ValueError:
+                pass
+        if wanted <= set(found):
+            break
+    if not wanted <= set(found):
+        from . import experiments
+
+        m = experiments.get(name)
+        found = {"TITLE": m.TITLE, "NOTEBOOKS": list(m.NOTEBOOKS), "PRESETS": list(m.PRESETS)}
+    return found
+
+
+def _jdks_found() -> tuple[list[tuple], list[str]]:
+    """Every JDK home the sweeps would look in, read from its `release` file (no JVM started):
+    (feature, version, vendor, home, used by sweeps), and the problems met."""
+    import os
+    import re
+    from pathlib import Path
+
+    from .jdk import _candidate_homes, probe
+
+    out, problems, seen, used = [], [], set(), set()
+    for home in _candidate_homes():
+        try:
+            real = home.resolve()
+        except OSError:
+            continue
+        if real in seen:
+            continue
+        seen.add(real)
+        if not (real / "bin" / "java").is_file():
+            if str(home) in os.environ.get("MECHSYM_JDKS", "").split(":"):
+                problems.append(f"MECHSYM_JDKS: {home}: no bin/java there")
+            continue
+        props = {}
+        try:
+            for line in (real / "release").read_text().splitlines():
+                m = re.match(r'(\w+)="?(.*?)"?$', line.strip())
+                if m:
+                    props[m.group(1)] = m.group(2)
+        except OSError:
+            pass
+        version, vendor = props.get("JAVA_VERSION"), props.get("IMPLEMENTOR")
+        if not version:  # no release file: ask the JVM itself
+            try:
+                j = probe(str(real))
+            except MechsymError as e:
+                problems.append(str(e))
+                continue
+            version, vendor = j.version, j.vendor
+        head = version.split(".")
+        feature = int(head[1]) if head[0] == "1" and len(head) > 1 else int(re.match(r"\d+", head[0]).group())
+        out.append((feature, version, vendor or "unknown", str(real), feature not in used))
+        used.add(feature)
+    return sorted(out, key=lambda j: (j[0], not j[4])), problems
+
+
+def _list() -> int:
+    for heavy in ("pandas", "numpy"):
+        _defer_import(heavy)
+    from . import experiments, store
+
+    width = _width()
+    out = []
+    here = store.machine_id()
+    out.append(f"machine  {store.machine_label(here)}")
+    root = store.results_root()
+    out.append(f"results  {_rel(root)}" + ("  (MECHSYM_RESULTS)" if "MECHSYM_RESULTS" in __import__("os").environ else ""))
+    out.append("")
+    jdks, problems = _jdks_found()
+    out.append("JDKs found (MECHSYM_JDKS, JAVA_HOME, PATH, /usr/lib/jvm; a sweep uses the first of each version)")
+    rows = [[str(f), v, vendor, home + ("" if first else "  (not used: another JDK %d comes first)" % f)]
+            for f, v, vendor, home, first in jdks]
+    out += _table(rows, ["JDK", "version", "vendor", "home"], wrap=(3,), indent=2, width=width) if rows else \
+        ["  none: install JDK 17, or set JAVA_HOME / MECHSYM_JDKS to a JDK home"]
+    out += [f"  ! {p}" for p in problems]
+    out.append("")
+    out.append("Experiments (mechsym run NAME --preset smoke|standard|full)")
+    names = experiments.names()
+    rows = []
+    for name in names:
+        d = _describe(name)
+        rows.append([name, f"{d['TITLE']} (notebooks {', '.join(d['NOTEBOOKS'])})"])
+    out += _table(rows, ["name", "what it measures"], wrap=(1,), indent=2, width=width)
+    out.append("")
+    index = [x for x in store._index(root) if x[2] in names] if root.is_dir() else []
+    if not index:
+        out.append(f"Stored runs: none in {_rel(root)} yet")
+    else:
+        multi = len({m for m, _, _, _ in index}) > 1 or any(m != here for m, _, _, _ in index)
+        out.append("Stored runs (`mechsym show NAME --run ID`; notebooks show each machine's newest run of the most "
+                   "thorough preset)")
+        rows = []
+        for m, _, e, j in sorted(index, key=lambda x: (x[2], x[0], x[3].name)):
+            try:
+                meta = store._read_meta(j)
+            except MechsymError as err:
+                rows.append([e, j.stem, "?", "?", str(err)] + ([m] if multi else []))
+                continue
+            status = meta.get("status", "complete")
+            rows.append([e, meta["run_id"], meta.get("preset", "?"), _when(meta),
+                         _duration(meta.get("seconds")) + ("" if status == "complete" else f" {status}")]
+                        + ([m + (" (this machine)" if m == here else "")] if multi else []))
+        header = ["experiment", "run id", "preset", "started", "took"] + (["machine"] if multi else [])
+        out += _table(rows, header, wrap=(5,) if multi else (), indent=2, width=width)
+    print("\n".join(out))
+    return 0
+
+
+# ---------------------------------------------------------------- show and compare
+
+RATE_UNITS = ("ops/s", "MB/s", "bytes/s", "B/s")
+NOT_KEYS = {"run_id", "experiment", "fork", "iteration", "warmup", "metric", "value", "unit", "status", "note",
+            "machine", "taskset", "pinning", "jdk_version", "cpus", "iterations", "runs", "warmup_runs",
+            "warmup_iterations", "warmup_passes", "passes", "size_bytes", "sample_every", "max_ms", "ops", "measured",
+            "round"}
+KEY_ORDER = ("variant", "jdk", "threads", "placement", "regime", "grid", "warmup_policy", "workers", "coarsening",
+             "options", "size", "sync", "evict", "kind")
+
+
+def _find_run(spec: str, experiment: str | None = None) -> dict:
+    """The stored run a user names: its full id or a unique part of it (e.g. its last six hex digits)."""
+    from . import store
+
+    root = store.results_root()
+    index = store._index(root) if root.is_dir() else []
+    hits = [x for x in index if (experiment is None or x[2] == experiment) and (x[3].stem == spec or spec in x[3].stem)]
+    exact = [x for x in hits if x[3].stem == spec]
+    hits = exact or hits
+    if not hits:
+        where = f" of {experiment}" if experiment else ""
+        raise MechsymError(f"run '{spec}': no stored run{where} matches (`mechsym list` shows the run ids)")
+    if len(hits) > 1:
+        raise MechsymError(f"run '{spec}': matches {len(hits)} runs ({', '.join(x[3].stem for x in hits[:4])}"
+                           f"{', ...' if len(hits) > 4 else ''}); give more of the id")
+    m, _, e, j = hits[0]
+    metas = [x for x in store.runs(e, m, include_incomplete=True) if x["_json"] == str(j)]
+    if not metas:
+        problems = store.skipped_runs(e, m, include_incomplete=True)
+        raise MechsymError(next((p for p in problems if j.stem in p), f"run {j.stem}: its results file does not "
+                                                                       "match its metadata; run skipped"))
+    return metas[0]
+
+
+def _chosen_runs(experiment: str, machine: str | None, preset: str | None) -> list[dict]:
+    """The runs `show` shows, one per machine: what the notebooks show (the newest run of the most thorough preset,
+    or of `preset`)."""
+    from . import store
+
+    metas = store.runs(experiment, machine)
+    if preset:
+        metas = [m for m in metas if m.get("preset") == preset]
+    rank = {"full": 3, "standard": 2, "smoke": 1}
+    out = []
+    for m in sorted({x["_machine"] for x in metas}):
+        mine = [x for x in metas if x["_machine"] == m]
+        best = max(rank.get(x.get("preset"), 0) for x in mine)
+        out.append([x for x in mine if rank.get(x.get("preset"), 0) == best][-1])
+    return out
+
+
+def _rows_of(meta: dict):
+    import pandas as pd
+
+    try:
+        df = pd.read_csv(meta["_csv"], low_memory=False)
+    except Exception as e:
+        raise MechsymError(f"corrupt results file {meta['_csv']}: {str(e).splitlines()[0]}") from e
+    df["machine"] = meta["_machine"]
+    return df
+
+
+def _metrics(ok, wanted: str | None) -> list[str]:
+    """The metrics a table shows: --metric's (a comma list or 'all'), else the rates when the run has any."""
+    have = list(dict.fromkeys(ok["metric"].astype(str)))
+    if wanted == "all":
+        return have
+    if wanted:
+        names = [w.strip() for w in wanted.split(",") if w.strip()]
+        bad = [w for w in names if w not in have]
+        if bad:
+            raise MechsymError(f"metric '{bad[0]}': not in this run (its metrics: {', '.join(have)}, or 'all')")
+        return names
+    units = dict(zip(ok["metric"].astype(str), ok["unit"].astype(str)))
+    rates = [m for m in have if units.get(m) in RATE_UNITS]
+    return rates or [m for m in have if units.get(m) not in ("count", "bool")] or have
+
+
+def _keys(df, start: list[str]) -> list[str]:
+    """The parameter columns that tell these rows' cells apart, leaving out those another column already
+    determines (lock from variant, jdk_version from jdk...)."""
+    cols = [c for c in KEY_ORDER if c in df] + [c for c in df.columns if c not in KEY_ORDER and c not in NOT_KEYS]
+    keep: list[str] = []
+    groups = len(df.drop_duplicates(start)) if start else 1
+    for c in cols:
+        if df[c].nunique(dropna=False) <= 1:
+            continue
+        n = len(df.drop_duplicates(start + keep + [c]))
+        if n > groups:
+            keep.append(c)
+            groups = n
+    return keep
+
+
+def _cells(df, metrics: list[str], keys: list[str]):
+    """Per cell and metric: the median over forks of each fork's median, the forks' range and their count."""
+    from .analysis import LAB, measured, per_fork
+
+    ok = measured(df, metrics)
+    pf = per_fork(ok, LAB, by=keys + ["metric", "unit"])
+    g = pf.groupby(keys + ["metric", "unit"], sort=False, dropna=False)["value"]
+    return g.agg(["median", "min", "max", "count"]).reset_index()
+
+
+def _fmt(v, unit: str, strip: bool) -> str:
+    from .analysis import fmt_value
+
+    s = fmt_value(v, unit)
+    if not s:
+        return DASH
+    return s[: -len(unit)].strip() if strip and s.endswith(" " + unit) else s
+
+
+def _key_text(v) -> str:
+    import math
+
+    if v is None or (isinstance(v, float) and math.isnan(v)) or str(v) in ("", "nan", "None"):
+        return DASH
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _summary_table(cells, keys: list[str], width: int) -> tuple[list[str], str]:
+    units = list(dict.fromkeys(cells["unit"].astype(str)))
+    strip = len(units) == 1 and units[0] in RATE_UNITS
+    one_metric = cells["metric"].nunique() == 1
+    header = keys + ([] if one_metric else ["metric"]) + \
+        [f"median ({units[0]})" if strip else "median", "forks' range", "forks"]
+    rows = []
+    for _, r in cells.iterrows():
+        lo, hi = _fmt(r["min"], r["unit"], strip), _fmt(r["max"], r["unit"], strip)
+        rows.append([_key_text(r[k]) for k in keys] + ([] if one_metric else [r["metric"]])
+                    + [_fmt(r["median"], r["unit"], strip), lo if lo == hi else f"{lo} – {hi}", str(int(r["count"]))])
+    n = len(header)
+    wrap = tuple(i for i, k in enumerate(keys) if k in ("flags", "options", "variant", "placement"))
+    lines = _table(rows, header, right=(n - 3, n - 2, n - 1), wrap=wrap, width=width)
+    metric = cells["metric"].iloc[0] if one_metric else ""
+    return lines, (f"{metric} ({units[0]})" if one_metric else ", ".join(dict.fromkeys(cells["metric"])))
+
+
+def _show(args) -> int:
+    from . import experiments, store
+
+    experiments.get(args.experiment)
+    if args.run:
+        chosen = [_find_run(args.run, args.experiment)]
+    else:
+        if args.preset:
+            from .sweep import check_preset
+
+            check_preset(args.preset)
+        chosen = _chosen_runs(args.experiment, args.machine, args.preset)
+        if not chosen:
+            what = f"{args.preset} " if args.preset else ""
+            raise MechsymError(f"{args.experiment}: no stored {what}results"
+                               f"{' for machine ' + args.machine if args.machine else ''}; "
+                               f"run `mechsym run {args.experiment}` first")
+    width = _width()
+    here = store.machine_id()
+    for meta in chosen:
+        df = _rows_of(meta)
+        ok = df[df["status"] == "ok"] if "status" in df else df
+        print(f"{args.experiment}: {_run_line(meta)}")
+        print("\n".join(_wrap(f"machine {store.machine_label(meta['_machine'])}", width)))
+        others = [m for m in store.runs(args.experiment, meta["_machine"]) if m["run_id"] != meta["run_id"]]
+        if others:
+            by = {}
+            for m in others:
+                by[m.get("preset", "?")] = by.get(m.get("preset", "?"), 0) + 1
+            print(f"also stored for this machine: " + ", ".join(f"{n} {p}" for p, n in by.items())
+                  + " (`mechsym list`; --run ID or --preset to choose)")
+        if ok.empty:
+            print("no measured rows in this run")
+            continue
+        metrics = _metrics(ok, args.metric)
+        rows = ok[ok["metric"].isin(metrics)]
+        keys = _keys(rows, [] if len(metrics) == 1 else ["metric"])
+        cells = _cells(rows, metrics, keys)
+        lines, what = _summary_table(cells, keys, width)
+        left = [m for m in dict.fromkeys(ok["metric"].astype(str)) if m not in metrics]
+        print("\n".join(_wrap(f"{what}: per cell, the median over forks of each fork's median, and the forks' range"
+                              + (f"; other metrics: {', '.join(left)} (--metric NAME or all)" if left else ""), width)))
+        print()
+        print("\n".join(lines))
+        _notes(df, meta, width)
+        if meta is not chosen[-1]:
+            print()
+    return 0
+
+
+def _notes(df, meta: dict, width: int) -> None:
+    """What the run could not measure, and forks that failed."""
+    if "status" in df:
+        u = df[df["status"] == "unavailable"]
+        if len(u):
+            print()
+            for note, n in u.groupby(u["note"].fillna("").astype(str), sort=False).size().items():
+                print("\n".join(_wrap(f"{n} cell{'s' if n > 1 else ''} not measurable here: {note}", width, "  ", "")))
+    failures = meta.get("failures") or []
+    if failures:
+        print("\n".join(_wrap(f"{len(failures)} fork{'s' if len(failures) > 1 else ''} failed and stored no number: "
+                              f"first: {failures[0].get('message', '')}", width, "  ", "")))
+
+
+def _compare(args) -> int:
+    import pandas as pd
+
+    from . import store
+    from .analysis import fmt_ratio
+
+    a = _find_run(args.run_a)
+    b = _find_run(args.run_b, a.get("experiment"))
+    experiment = a.get("experiment")
+    width = _width()
+    print(f"{experiment}: A = {_run_line(a)}")
+    print(f"{' ' * len(experiment)}  B = {_run_line(b)}")
+    for tag, m in (("A", a), ("B", b)):
+        print("\n".join(_wrap(f"{tag}: {store.machine_label(m['_machine'])}", width, "   ")))
+    da, db = _rows_of(a), _rows_of(b)
+    oka, okb = (d[d["status"] == "ok"] if "status" in d else d for d in (da, db))
+    metrics = _metrics(pd.concat([oka, okb]), args.metric)
+    both = pd.concat([oka[oka["metric"].isin(metrics)], okb[okb["metric"].isin(metrics)]], ignore_index=True)
+    keys = [k for k in _keys(both, [] if len(metrics) == 1 else ["metric"]) if k not in ("run_id", "machine")]
+    ca, cb = _cells(oka[oka["metric"].isin(metrics)], metrics, keys), _cells(okb[okb["metric"].isin(metrics)], metrics, keys)
+    for c in (ca, cb):
+        for k in keys:
+            c[k] = c[k].map(_key_text)
+    j = ca.merge(cb, on=keys + ["metric", "unit"], how="outer", suffixes=("_a", "_b"), sort=False)
+    units = list(dict.fromkeys(j["unit"].astype(str)))
+    strip = len(units) == 1 and units[0] in RATE_UNITS
+    one = j["metric"].nunique() == 1
+    rows = []
+    for _, r in j.iterrows():
+        ratio = r["median_b"] / r["median_a"] if pd.notna(r["median_a"]) and pd.notna(r["median_b"]) and r["median_a"] else None
+        rows.append([r[k] for k in keys] + ([] if one else [r["metric"]])
+                    + [_fmt(r["median_a"], r["unit"], strip), _fmt(r["median_b"], r["unit"], strip),
+                       fmt_ratio(ratio) if ratio is not None else DASH])
+    unit = f" ({units[0]})" if strip else ""
+    header = keys + ([] if one else ["metric"]) + [f"A median{unit}", f"B median{unit}", "B / A"]
+    n = len(header)
+    wrap = tuple(i for i, k in enumerate(keys) if k in ("flags", "options", "variant", "placement"))
+    print("\n".join(_wrap(f"{', '.join(metrics)}: per cell, the median over forks of each fork's median; "
+                          f"{DASH} where one run lacks the cell", width)))
+    print()
+    print("\n".join(_table(rows, header, right=(n - 3, n - 2, n - 1), wrap=wrap, width=width)))
+    return 0
+
+
+# ---------------------------------------------------------------- verdicts as text
+
+def _verdicts_text(out) -> list[str]:
+    """Every verdict, notebook by notebook: which runs were judged, each claim in full, then one line per scope and
+    protocol (wrapped to 100 columns, left-aligned)."""
+    from . import store
+    from .overview import agreement, post_title
+
+    width = _width()
+    here = store.machine_id()
+    multi = out["machine"].nunique() > 1
+    lines: list[str] = []
+    counts: dict[str, int] = {}
+    for nb, rows in out.groupby("notebook", sort=False):
+        if lines:
+            lines.append("")
+        title = post_title(str(rows["post"].iloc[0])) if "post" in rows else ""
+        lines.append(f"{nb}" + (f" · {title}" if title else ""))
+        judged = rows[rows["run"].astype(str) != ""][["machine", "run"]].drop_duplicates()
+        for _, r in judged.iterrows():
+            preset = str(r["run"]).split("-")[1] if str(r["run"]).count("-") >= 2 else "?"
+            whose = "this machine" if r["machine"] == here else "another machine"
+            lines += _wrap(f"judged: run {r['run']} (preset {preset}, {_when({'run_id': r['run']})}) of "
+                           f"{r['machine']} ({whose})", width, "  ", "  ")
+        if judged.empty:
+            lines.append("  judged: no stored run")
+        for cid, claim in rows.groupby("id", sort=False):
+            c0 = claim.iloc[0]
+            lines.append("")
+            then = f" (then: {c0['then']})" if str(c0.get("then") or "") else ""
+            lines += _wrap(f"{cid}: {c0['claim']}{then}", width, "      ", "  ")
+            table = []
+            for _, r in claim.iterrows():
+                now = r["now"] if r["now"] and r["now"] != "n/a" else r["why"]
+                counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+                table.append(([r["machine"]] if multi else []) + [r["scope"] or DASH, r["protocol"] or DASH,
+                                                                   r["outcome"], now or DASH, agreement(r) or DASH])
+            header = (["machine"] if multi else []) + ["scope", "protocol", "holds?", "now", "runs agreeing"]
+            k = 1 if multi else 0
+            lines += _table(table, header, wrap=(k, k + 3, k + 4) + ((0,) if multi else ()), indent=4, width=width)
+    lines.append("")
+    lines.append(f"{len(out)} verdicts: " + ", ".join(f"{n} {s}" for s, n in counts.items()))
+    return lines
 
 
 if __name__ == "__main__":

@@ -6,14 +6,17 @@ The launcher never times anything itself: the numbers are the kernel's own.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import shlex
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import pandas as pd
 
@@ -71,24 +74,38 @@ def _with_taskset(cmd: list[str], cpus: list[int] | None) -> Launch:
     return Launch(["taskset", "-c", format_cpu_list(ids), *cmd], "taskset", ids)
 
 
-def run(launch: Launch, timeout: float = 600.0, env: dict | None = None) -> pd.DataFrame:
-    """Run a kernel; return its CSV rows. KernelError (with the kernel's stderr) when it fails."""
+def run(launch: Launch, timeout: float = 600.0, env: dict | None = None,
+        reply: Callable[[str], str | None] | None = None) -> pd.DataFrame:
+    """Run a kernel; return its CSV rows. KernelError (with the kernel's stderr) when it fails.
+
+    reply: a handshake on the kernel's stderr and stdin. Every stderr line is passed to reply(line) while the kernel
+    runs; a returned string is written to the kernel's stdin as one line (the kernel may wait for it, e.g. while the
+    bench evicts a file's pages between two timed phases); None means "not a request". Lines that were requests are
+    left out of the stderr kept for messages."""
     cmd = launch.command
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                stdin=subprocess.PIPE if reply else None,
                                 env={**os.environ, **(env or {})}, start_new_session=True)
     except OSError as e:
         raise KernelError(f"cannot start {cmd[0]}: {e}", "crashed", cmd) from e
+    timed_out = False
     try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+        if reply is None:
+            try:
+                out, err = proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                _kill(proc)
+                out, err = proc.communicate()
+                timed_out = True
+        else:
+            out, err, timed_out = _converse(proc, reply, timeout)
+    except BaseException:  # Ctrl-C, SIGTERM turned into KeyboardInterrupt, or a failing reply: no orphan kernel
         _kill(proc)
-        out, err = proc.communicate()
-        raise KernelError(f"{_name(cmd)}: killed after its timeout of {timeout:g} s", "timeout", cmd, err)
-    except KeyboardInterrupt:
-        _kill(proc)
-        proc.communicate()
+        proc.wait()
         raise
+    if timed_out:
+        raise KernelError(f"{_name(cmd)}: killed after its timeout of {timeout:g} s", "timeout", cmd, err)
     last = _last_line(err)
     if proc.returncode == 2:
         raise KernelError(f"{_name(cmd)}: {last}", "bad-argument", cmd, err)
@@ -97,6 +114,37 @@ def run(launch: Launch, timeout: float = 600.0, env: dict | None = None) -> pd.D
     if proc.returncode != 0:
         raise KernelError(f"{_name(cmd)} exited with code {proc.returncode}: {last}", "crashed", cmd, err)
     return parse_csv(out, cmd, err)
+
+
+def _converse(proc: subprocess.Popen, reply: Callable[[str], str | None], timeout: float) -> tuple[str, str, bool]:
+    """Answer the kernel's requests on stderr through its stdin until it exits; (stdout, other stderr, timed out)."""
+    out: list[str] = []
+    reader = threading.Thread(target=lambda: out.append(proc.stdout.read()), daemon=True)
+    reader.start()
+    fired = threading.Event()
+
+    def expire():
+        fired.set()
+        _kill(proc)
+    timer = threading.Timer(timeout, expire)
+    timer.start()
+    err: list[str] = []
+    try:
+        for line in proc.stderr:
+            answer = reply(line.rstrip("\n"))
+            if answer is None:
+                err.append(line)
+                continue
+            with contextlib.suppress(BrokenPipeError, ValueError):  # the kernel may have exited meanwhile
+                proc.stdin.write(answer + "\n")
+                proc.stdin.flush()
+        proc.wait()
+        reader.join()
+    finally:
+        timer.cancel()
+        with contextlib.suppress(OSError, BrokenPipeError, ValueError):
+            proc.stdin.close()
+    return (out[0] if out else ""), "".join(err), fired.is_set()
 
 
 def parse_csv(out: str, cmd: list[str] | None = None, err: str = "") -> pd.DataFrame:

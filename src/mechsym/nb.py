@@ -35,10 +35,7 @@ def results(experiment: str, preset: str = "stored", machine: str | None = None,
             raise MechsymError(f"{experiment}: no stored results for machine {machine or store.machine_id()}; "
                                f"run `mechsym run {experiment} --preset standard` or set PRESET = \"smoke\"")
         return df
-    if hasattr(module, "run"):  # an experiment with its own run loop (e.g. seqio evicts pages between passes)
-        meta = module.run(preset, progress=progress)
-    else:
-        meta = sweep.execute(module, preset, progress=progress)
+    meta = sweep.execute(module, preset, progress=progress)
     df = meta["frame"].copy()
     df.insert(0, "run_id", meta["run_id"])
     df["machine"] = meta["machine"]["machine_id"]

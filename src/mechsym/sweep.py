@@ -1,11 +1,22 @@
-"""Run an experiment's sweep: cells x forks, one fresh process per fork.
+"""Run an experiment's sweep: cells x forks, one fresh process per fork. The one run loop of the lab.
 
-An experiment module (src/mechsym/experiments/<name>.py) lists its cells for a
+An experiment package (src/mechsym/experiments/<name>/) lists its cells for a
 preset; this module probes the JVM flags of every cell, runs the forks one
 after another (never two measurements at once) under a tqdm progress bar,
 tags every row with the cell's parameters, and stores the run. A cell whose
 flags the JDK does not take is stored as one row with status "unavailable"
 and the reason ("not available on JDK 25: ..."), never as an error or a zero.
+
+Hooks, for experiments that need more than "start a kernel, read its CSV" (seqio):
+- `session(cells, meta)` on the experiment: a context manager entered once per run, after the bench lock and
+  before the first fork, left whatever happens (an exception, Ctrl-C, SIGTERM); what it yields is every fork's
+  `workspace` (e.g. a scratch directory it removes at the end). It may refuse to start (MechsymError) and add
+  to the run's metadata.
+- on a cell: `prepare(fork)` before each fork, outside anything timed (e.g. create the file the kernel reads);
+  `args(fork)`: kernel arguments known only once the run has started (that file's path); `reply(fork, line)`:
+  a handshake, every stderr line of the running kernel, a returned string goes to its stdin (the kernel waits
+  while the bench evicts the file's pages, say); `runner(fork)`: a cell that is not a kernel process (kernel
+  "cmd:<name>", e.g. dd) returns its own tidy rows. Rows a hook records in `fork.rows` are stored with the fork's.
 """
 
 from __future__ import annotations
@@ -13,7 +24,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,9 +47,11 @@ LOCK_FILE = Path(os.environ.get("MECHSYM_BENCH_LOCK", "/tmp/mechsym-bench.lock")
 class Cell:
     """One point of a sweep: a kernel with its arguments, flags, JDK and CPUs.
 
-    kernel is a Java class name ("mechsym.locks.LockContention") or "c:<binary>"
-    for a C kernel built into build/c/. params are the kernel's --k=v arguments;
-    labels are extra columns for the results (variant names, placements...)."""
+    kernel is a Java class name ("mechsym.locks.LockContention"), "c:<binary>"
+    for a C kernel built into build/c/, or "cmd:<name>" for a cell its `runner`
+    runs (e.g. dd). params are the kernel's --k=v arguments; labels are extra
+    columns for the results (variant names, placements...). prepare, args,
+    reply and runner are the hooks described in the module's doc."""
     variant: str
     kernel: str
     params: dict = field(default_factory=dict)
@@ -47,23 +62,55 @@ class Cell:
     forks: int = 3
     timeout: float = 300.0
     unavailable: str | None = None    # reason, when the machine lacks what the cell needs
+    prepare: Callable[["Fork"], None] | None = None
+    args: Callable[["Fork"], dict] | None = None
+    reply: Callable[["Fork", str], str | None] | None = None
+    runner: Callable[["Fork"], pd.DataFrame] | None = None
 
-    def launch(self) -> Launch:
+    def launch(self, fork: "Fork | None" = None) -> Launch:
+        params = {**self.params, **(self.args(fork or Fork(self, 0)) if self.args else {})}
         if self.kernel.startswith("c:"):
-            return native_command(self.kernel[2:], self.params, self.cpus)
+            return native_command(self.kernel[2:], params, self.cpus)
+        if self.kernel.startswith("cmd:"):
+            raise MechsymError(f"cell {self.variant}: {self.kernel} is run by its runner, not launched")
         if self.jdk is None:
             raise MechsymError(f"cell {self.variant}: a Java kernel needs a JDK")
-        return java_command(self.jdk, self.kernel, self.params, self.flags, self.cpus)
+        return java_command(self.jdk, self.kernel, params, self.flags, self.cpus)
+
+    def command_line(self) -> str:
+        """What a fork runs (for dry runs; hooks see no workspace)."""
+        if self.runner:
+            return f"{self.kernel.removeprefix('cmd:')} (run by the experiment) " + " ".join(
+                f"--{k}={v}" for k, v in self.params.items())
+        return self.launch().command_line
 
     def columns(self) -> dict:
         cols = {"variant": self.variant, **{k.replace("-", "_"): v for k, v in self.params.items()}, **self.labels}
         if self.kernel.startswith("c:"):
             cols.update(jdk="c", jdk_version="gcc", flags="")
+        elif self.kernel.startswith("cmd:"):
+            cols.update(jdk=self.kernel.removeprefix("cmd:"), flags="")
+            cols.setdefault("jdk_version", "")
         else:
             cols.update(jdk=self.jdk.feature if self.jdk else "", jdk_version=self.jdk.version if self.jdk else "",
                         flags=" ".join(self.flags))
         cols["cpus"] = ",".join(map(str, sorted(set(self.cpus)))) if self.cpus else "all"
         return cols
+
+
+@dataclass
+class Fork:
+    """One fork of a cell as the run loop runs it, handed to the cell's hooks.
+
+    workspace: what the experiment's session yielded (None outside a run: a dry run). rows: rows a hook records
+    for this fork (e.g. a check between two timed phases) in the kernel's columns (iteration, warmup, metric,
+    value, unit, ...); they are stored with the fork's own. commands: the run's command list (a runner adds the
+    commands it runs)."""
+    cell: Cell
+    number: int
+    workspace: object = None
+    rows: list[dict] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
 
 
 @contextlib.contextmanager
@@ -180,7 +227,7 @@ def plan(module, preset: str, jdks: list[Jdk] | None = None, topo: Topology | No
             raise MechsymError(f"timeout '{timeout}': must be a number of seconds > 0")
         cells = [replace(c, timeout=float(timeout)) for c in cells]
     for c in cells:
-        if c.unavailable or c.kernel.startswith("c:") or c.jdk is None:
+        if c.unavailable or c.kernel.startswith(("c:", "cmd:")) or c.jdk is None:
             continue
         probe = check_flags(c.jdk, c.flags)
         if not probe.accepted:
@@ -215,8 +262,10 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
             **overrides) -> dict:
     """Run a sweep and store it. Returns the run's metadata (with 'rows' and 'json' keys).
 
-    Ctrl-C stores what completed as an 'interrupted' run (which the notebooks
-    ignore) and re-raises; earlier runs are never touched."""
+    Ctrl-C (and SIGTERM, turned into the same) stores what completed as an
+    'interrupted' run (which the notebooks ignore) and re-raises; the running
+    kernel is killed, the experiment's session is left (its scratch files
+    removed); earlier runs are never touched."""
     from tqdm.auto import tqdm
 
     if store_results:
@@ -229,9 +278,13 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
     total = sum(c.forks for c in cells if not c.unavailable)
     lock = preset != "smoke" if lock is None else lock
     ctx = bench_lock(meta["_noise"].waited_for_lock) if lock else contextlib.nullcontext()
+    runnable = [c for c in cells if not c.unavailable]
+    open_session = getattr(module, "session", None)  # the experiment's run-wide hook, if it has one
+    session = open_session(runnable, meta) if open_session else contextlib.nullcontext()
     try:
-        with ctx, tqdm(total=total, desc=f"{name} [{preset}]", unit="fork", disable=not progress,
-                       file=sys.stderr, dynamic_ncols=True) as bar:
+        with _sigterm_interrupts(), ctx, session as work, tqdm(total=total, desc=f"{name} [{preset}]", unit="fork",
+                                                             disable=not progress, file=sys.stderr,
+                                                             dynamic_ncols=True) as bar:
             started = time.monotonic()  # after the bench lock: waiting for another sweep is not this run's time
             meta["_noise"].begin()
             # Unavailable cells first (nothing runs), then the forks round-robin over the cells (fork 0 of every
@@ -239,7 +292,6 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
             for cell in cells:
                 if cell.unavailable:
                     frames.append(unavailable_rows(name, cell.columns(), cell.unavailable, meta))
-            runnable = [c for c in cells if not c.unavailable]
             rounds = max((c.forks for c in runnable), default=0)
             for fork in range(rounds):
                 for cell in runnable:
@@ -248,14 +300,12 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
                     cols = cell.columns()
                     meta["_noise"].tick(cell.variant, fork)  # between forks, outside the timed region
                     bar.set_postfix_str(f"{cell.variant} {_short(cell)} fork {fork + 1}/{cell.forks}", refresh=False)
-                    launch = cell.launch()
-                    meta["commands"].append(launch.command_line)
                     try:
-                        df = run(launch, timeout=cell.timeout)
+                        df, pinned = run_fork(Fork(cell, fork, work, commands=meta["commands"]))
                     except KernelError as e:
                         record_failure(meta, cols, fork, e, bar, cell.variant)
                         continue
-                    frames.append(tag_rows(df, name, cols, fork, launch.pinned))
+                    frames.append(tag_rows(df, name, cols, fork, pinned))
                     bar.update(1)
         meta["status"] = "complete"
     except KeyboardInterrupt:
@@ -265,8 +315,46 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
     return finish(name, frames, meta, started, store_results, results_root)
 
 
-# The pieces of a run loop, shared by execute() and by experiments with a loop of their own (seqio), so that
-# every stored run has the same rows, failure records and endings.
+def run_fork(fork: Fork) -> tuple[pd.DataFrame, str]:
+    """One fork of a cell: its prepare step (untimed), then its kernel process (answering its handshake, if the cell
+    has one) or its runner. Returns the rows, with those the hooks recorded, and how the process was pinned."""
+    cell = fork.cell
+    if cell.prepare:
+        cell.prepare(fork)
+    if cell.runner:
+        df, pinned = cell.runner(fork), "none"
+    else:
+        launch = cell.launch(fork)
+        fork.commands.append(launch.command_line)
+        reply = (lambda line: cell.reply(fork, line)) if cell.reply else None
+        df, pinned = run(launch, timeout=cell.timeout, reply=reply), launch.pinned
+    if fork.rows:
+        extra = pd.DataFrame(fork.rows)
+        for c in df.columns:  # the kernel's own constant columns (method, size...) hold for the hooks' rows too
+            if c not in extra and df[c].nunique(dropna=False) == 1:
+                extra[c] = df[c].iloc[0]
+        df = pd.concat([df, extra], ignore_index=True)
+    return df, pinned
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts():
+    """SIGTERM ends a run as Ctrl-C does (kernel killed, what finished kept as 'interrupted', sessions cleaned up)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _term(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    old = signal.signal(signal.SIGTERM, _term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+# The pieces of the run loop, each written once, so that every stored run has the same rows, failure records
+# and endings.
 
 def unavailable_rows(name: str, cols: dict, reason: str, meta: dict) -> pd.DataFrame:
     """The one row that stands for a cell this machine or JDK cannot run (and its entry in the metadata)."""

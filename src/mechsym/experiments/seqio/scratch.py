@@ -1,0 +1,190 @@
+"""The scratch file and the page cache: where the file lives, whether it fits, how it is made and evicted.
+
+The scratch file lives in $MECHSYM_SCRATCH (default <repo>/scratch-io), in a subdirectory of its own
+(seqio-<pid>-<hex>) that is removed at the end of a run whatever happens (the run loop turns SIGTERM into the
+same KeyboardInterrupt as Ctrl-C); nothing is written anywhere else. A run refuses to start, with one line, when
+that file system has less free space than its files plus a margin.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import mmap
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from ... import MechsymError, repo_root, store
+
+PAGE = 4096
+SIZE_ENV = "MECHSYM_SEQIO_SIZE"     # the "does not fit" file's size, e.g. 30G; larger than RAM = a real file
+SCRATCH_ENV = "MECHSYM_SCRATCH"
+
+
+def parse_size(text: str) -> int:
+    """'400M', '8G', '30GiB', '409600000' -> bytes, rounded down to a multiple of 4096."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*", str(text), re.I)
+    if not m:
+        raise MechsymError(f"{SIZE_ENV}={text}: expected a size such as 400M, 8G or 30GiB")
+    unit = m.group(2).lower()
+    base = 1024 if m.group(3).lower().startswith("i") else 1000
+    value = float(m.group(1)) * base ** " kmgt".index(unit or " ")
+    size = int(value) // PAGE * PAGE
+    if size < PAGE:
+        raise MechsymError(f"{SIZE_ENV}={text}: at least 4096 bytes")
+    return size
+
+
+def ram_bytes() -> int:
+    return store._mem_bytes()
+
+
+def scratch_base() -> Path:
+    """$MECHSYM_SCRATCH, or <repo>/scratch-io (the same file system as data/)."""
+    env = os.environ.get(SCRATCH_ENV)
+    return Path(env).expanduser().resolve() if env else (repo_root() / "scratch-io").resolve()
+
+
+def margin(size: int) -> int:
+    return max(1 << 30, size // 10)
+
+
+def check_space(base: Path, size: int) -> None:
+    """One line and no run when the scratch file system lacks the room for `size` bytes plus a margin."""
+    probe = base if base.exists() else base.parent
+    if not probe.exists():
+        raise MechsymError(f"{SCRATCH_ENV}={base}: neither it nor its parent directory exists")
+    free = shutil.disk_usage(probe).free
+    need = size + margin(size)
+    if free < need:
+        raise MechsymError(f"not enough free space in {probe}: {free / 1e9:.1f} GB free, the {size / 1e9:.2f} GB of "
+                           f"scratch files need {need / 1e9:.1f} GB with the margin; free space or set {SCRATCH_ENV} "
+                           f"elsewhere")
+
+
+@contextlib.contextmanager
+def scratch_dir(base: Path | None = None):
+    """A fresh subdirectory of the scratch base, removed at the end whatever happens (the base too, when this
+    created it and it is empty)."""
+    base = base or scratch_base()
+    created_base = not base.exists()
+    base.mkdir(parents=True, exist_ok=True)
+    d = base / f"seqio-{os.getpid()}-{secrets.token_hex(3)}"
+    d.mkdir()
+    try:
+        yield d
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+        if created_base:
+            with contextlib.suppress(OSError):
+                base.rmdir()  # only when empty
+
+
+def filesystem(path: Path) -> dict:
+    """Device, type, mount point and whether it is rotational, for the run's metadata."""
+    probe = path if path.exists() else path.parent
+    info: dict = {}
+    try:
+        r = subprocess.run(["df", "-PT", str(probe)], capture_output=True, text=True, timeout=10)
+        parts = r.stdout.splitlines()[-1].split()
+        info.update(device=parts[0], fstype=parts[1], mount=parts[-1])
+        dev = Path(parts[0]).name
+        rot = Path(f"/sys/block/{re.sub(r'[0-9]+$', '', dev) if not dev.startswith('nvme') else dev}/queue/rotational")
+        if rot.exists():
+            info["rotational"] = rot.read_text().strip() == "1"
+    except (OSError, IndexError, subprocess.TimeoutExpired):
+        pass
+    return info
+
+
+def preallocate(path: Path, size: int) -> None:
+    """Zero pages written for real and synced (as the post's preallocateTestFile), not fallocate's unwritten extents."""
+    chunk = bytes(1 << 20)
+    with open(path, "xb", buffering=0) as f:
+        left = size
+        while left > 0:
+            left -= f.write(chunk[:min(left, len(chunk))])
+        os.fsync(f.fileno())
+
+
+def write_pattern(path: Path, size: int, seed: int = 1) -> None:
+    """The kernel's data for one seed (byte i = (i & 0x7F) + salt(page, seed)): dd's source, so that dd writes the
+    same kind of bytes as the Java methods (a virtual disk may write zeros much faster than data)."""
+    pages = [bytes(((k & 0x7F) + s) & 0xFF for k in range(PAGE)) for s in range(256)]
+    mask = (1 << 64) - 1
+    a, b = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F
+    total = size // PAGE
+    with open(path, "xb", buffering=0) as f:
+        for start in range(0, total, 256):
+            f.write(b"".join(pages[(((p + 1) * a + seed * b) & mask) >> 56] for p in range(start, min(total, start + 256))))
+
+
+# ---------------------------------------------------------------- the page cache
+
+_libc = None
+
+
+def _mincore():
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        _libc.mmap.restype = ctypes.c_void_p
+        _libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+        _libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        _libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+    return _libc
+
+
+def resident_fraction(path: Path) -> float:
+    """Fraction of the file's pages in the page cache (mincore(2)); nan when that cannot be asked."""
+    try:
+        size = path.stat().st_size
+        if size == 0:
+            return 0.0
+        libc = _mincore()
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            addr = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+            if addr in (None, ctypes.c_void_p(-1).value):
+                return float("nan")
+            try:
+                pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+                vec = ctypes.create_string_buffer(pages)
+                if libc.mincore(addr, size, vec) != 0:
+                    return float("nan")
+                return sum(b & 1 for b in vec.raw) / pages
+            finally:
+                libc.munmap(addr, size)
+        finally:
+            os.close(fd)
+    except (OSError, AttributeError):
+        return float("nan")
+
+
+def evict(path: Path) -> float:
+    """Sync the file (dirty pages cannot be dropped) and drop its pages; returns the fraction still resident."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        for _ in range(3):
+            os.fdatasync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            left = resident_fraction(path)
+            if not left > 0.01:  # nan (cannot tell) or evicted
+                return left
+            time.sleep(0.2)
+        return left
+    finally:
+        os.close(fd)
+
+
+def eviction_available() -> str | None:
+    """None when this system can evict a file's pages, else why not."""
+    if not hasattr(os, "posix_fadvise") or not hasattr(os, "POSIX_FADV_DONTNEED"):
+        return "os.posix_fadvise(POSIX_FADV_DONTNEED) is not available on this system"
+    return None

@@ -1,0 +1,264 @@
+"""Presets, methods, regimes and cells of seqio, and the hooks it gives the lab's one run loop (mechsym.sweep).
+
+Regimes (the `regime` column):
+- page-cache: a 400MB file (the post's first size) that fits the page cache; nothing is synced or evicted.
+- evicted: the post's second regime ("much larger" than the cache: 8GB on an 8GB machine) reproduced without
+  filling the disk: before every timed phase the file is synced and its pages dropped from the page cache
+  (posix_fadvise DONTNEED), so every read comes from the device, and every write phase ends with the data on the
+  device (the kernel's --sync=true: fsync/force inside the timed region, as dd conv=fdatasync).
+- larger-than-ram: opt-in (MECHSYM_SEQIO_SIZE larger than RAM, or the `full` preset when the disk has room): a
+  real file larger than RAM, no eviction, no sync, exactly the post's setup.
+
+How eviction stays outside the timed region: one JVM per method and regime runs all five passes (the JIT's
+warm-up shows, as in the post); with --evict=ask it closes the file before every timed phase, prints
+"seqio: evict before <phase> pass <n>" on stderr and waits for a line on stdin. The cell's `reply` hook evicts,
+checks with mincore(2) how much of the file is still resident (stored as metric evict_resident, a fraction) and
+answers. dd is a cell of its own (kernel "cmd:dd", run by `run_dd`) on the same file, in the same run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ... import MechsymError
+from ...cpus import Topology
+from ...jdk import Jdk
+from ...launch import KernelError
+from ...sweep import Cell, Fork, check_preset
+from . import scratch
+from .scratch import SIZE_ENV, check_space, evict, eviction_available, parse_size, ram_bytes, scratch_base
+
+NAME = "seqio"
+KERNEL = "mechsym.io.SequentialIo"
+WARMUP_PASSES = 1
+MB = 1e6  # MB/s = 10^6 bytes per second, as the post's bytes/sec divided by 10^6
+
+# variant -> (what it is, the post's name for it)
+METHODS = {
+    "random-access-file": ("RandomAccessFile, 4 KiB byte[] per call", "RandomAccessFile"),
+    "buffered-stream": ("BufferedOutputStream / BufferedInputStream, one byte per call", "BufferedStreamFile"),
+    "channel-heap": ("FileChannel with a 4 KiB heap ByteBuffer", "BufferedChannelFile"),
+    "channel-direct": ("FileChannel with a 4 KiB direct ByteBuffer (not in the post)", ""),
+    "mapped": ("MappedByteBuffer, windows of at most 2 GiB", "MemoryMappedFile"),
+    "buffered-stream-biased": ("buffered streams with -XX:+UseBiasedLocking (JDK <= 17 only; on by default in the "
+                               "post's JDK 6): the streams' synchronized per-byte calls, biased", ""),
+}
+KERNEL_METHODS = ["random-access-file", "buffered-stream", "channel-heap", "channel-direct", "mapped"]
+POST_METHODS = ["random-access-file", "buffered-stream", "channel-heap", "mapped"]
+BIASED = ("-XX:+UseBiasedLocking", "-XX:BiasedLockingStartupDelay=0")
+DD = {
+    "dd": "dd bs=1M: writes conv=fdatasync, reads after eviction (the device's own limit); "
+          "writes copy a cached file of the kernel's data, not /dev/zero",
+    "dd-cached": "dd bs=1M through the page cache: no sync, no eviction",
+}
+REGIMES = {
+    "page-cache": "the file fits the page cache: no sync, no eviction (the post's 400MB file)",
+    "evicted": "the file's pages are synced and evicted before every phase; writes end with fsync "
+               "(stands for the post's 8GB file on an 8GB machine)",
+    "larger-than-ram": "a real file larger than RAM, no sync, no eviction (the post's 8GB setup)",
+}
+POST_REGIME = {"page-cache": "page-cache", "evicted": "larger-than-ram", "larger-than-ram": "larger-than-ram"}
+
+PRESETS = {
+    # sizes are multiples of 4096; 409,600,000 = 4096 x 100,000 (the post's 400MB). The evicted regime uses the
+    # same size in `standard`: eviction before every phase, not the size, makes it cold, and a smaller file keeps
+    # three forks per cell within ~15 minutes.
+    "smoke": {"cache_size": 8 * 2**20, "cold_size": 8 * 2**20, "passes": 2, "forks": 1, "window": 2**20,
+              "methods": POST_METHODS + ["channel-direct"], "jdks": 1, "larger_than_ram": False, "timeout": 60},
+    "standard": {"cache_size": 409_600_000, "cold_size": 409_600_000, "passes": 5, "forks": 3, "window": None,
+                 "methods": POST_METHODS + ["channel-direct"], "jdks": 1, "larger_than_ram": False, "timeout": 900},
+    "full": {"cache_size": 409_600_000, "cold_size": 8_192_000_000, "passes": 5, "forks": 5, "window": None,
+             "methods": POST_METHODS + ["channel-direct"], "jdks": None, "larger_than_ram": True, "timeout": 7200},
+}
+
+
+def regimes(preset: str) -> list[tuple[str, int, bool]]:
+    """(regime, file size, asked for) for a preset; MECHSYM_SEQIO_SIZE sets the second file's size.
+
+    A size the user asked for must fit the disk (else the run refuses to start);
+    the `full` preset's own larger-than-RAM file is skipped, with the reason, when it does not."""
+    p = PRESETS[preset]
+    out = [("page-cache", p["cache_size"], False)]
+    env = os.environ.get(SIZE_ENV)
+    if env:
+        size = parse_size(env)
+        out.append(("larger-than-ram" if size > ram_bytes() else "evicted", size, True))
+        return out
+    out.append(("evicted", p["cold_size"], False))
+    if p["larger_than_ram"]:
+        size = (int(ram_bytes() * 1.25) // (1 << 30) + 1) * (1 << 30)
+        out.append(("larger-than-ram", size, False))
+    return out
+
+
+def dd_version() -> str | None:
+    exe = shutil.which("dd")
+    if not exe:
+        return None
+    try:
+        r = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=10)
+        first = r.stdout.splitlines()[0] if r.returncode == 0 and r.stdout else ""
+        return first if "coreutils" in first else None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
+    """One cell per regime x method x JDK (each fork = one JVM doing every pass), plus the dd cells."""
+    check_preset(preset)
+    p = PRESETS[preset]
+    use = jdks if p["jdks"] is None else jdks[: p["jdks"]]
+    why_evict = eviction_available()
+    ddv = dd_version()
+    out: list[Cell] = []
+    for regime, size, asked in regimes(preset):
+        evicted = regime == "evicted"
+        unavailable = why_evict if evicted else None
+        if regime == "larger-than-ram" and not asked:
+            try:
+                check_space(scratch_base(), size)
+            except MechsymError as e:
+                unavailable = f"no room for a file larger than RAM: {e}"
+        labels = {"regime": regime, "size_bytes": size}
+        hooks = dict(prepare=prepare, args=file_arg, reply=reply_evicted if evicted else None)
+        for jdk in use:
+            for variant in p["methods"] + (["buffered-stream-biased"] if regime == "page-cache" else []):
+                method = "buffered-stream" if variant == "buffered-stream-biased" else variant
+                params = {"method": method, "size": size, "passes": p["passes"], "warmup-passes": WARMUP_PASSES,
+                          "sync": str(evicted).lower(), "evict": "ask" if evicted else "none", "preallocate": "false"}
+                if p["window"]:
+                    params["window"] = p["window"]
+                out.append(Cell(variant=variant, kernel=KERNEL, jdk=jdk, params=params, labels=labels,
+                                forks=p["forks"], timeout=p["timeout"], unavailable=unavailable,
+                                flags=BIASED if variant == "buffered-stream-biased" else (), **hooks))
+        for name, dd_sync in [("dd", True)] + ([("dd-cached", False)] if regime == "page-cache" else []):
+            un = unavailable or (None if ddv else "GNU dd (coreutils) not found")
+            if dd_sync and why_evict:
+                un = why_evict
+            out.append(Cell(variant=name, kernel="cmd:dd", params={
+                "method": name, "size": size, "passes": p["passes"], "warmup-passes": WARMUP_PASSES,
+                "sync": str(dd_sync).lower(), "evict": "ask" if dd_sync else "none"},
+                labels={**labels, "jdk_version": ddv or ""}, forks=p["forks"], timeout=p["timeout"],
+                unavailable=un, prepare=prepare, runner=run_dd))
+    return out
+
+
+# ---------------------------------------------------------------- the hooks
+
+@dataclass(frozen=True)
+class Workspace:
+    """The run's scratch directory: one file per size (written once, reused by every cell of that size) and,
+    for dd, one source file per size holding the kernel's data."""
+    dir: Path
+
+    def file(self, size: int) -> Path:
+        return self.dir / f"seqio-{size}.dat"
+
+    def source(self, size: int) -> Path:
+        return self.dir / f"dd-source-{size}.dat"
+
+
+@contextlib.contextmanager
+def session(cells: list[Cell], meta: dict):
+    """The run-wide hook: refuse to start without room, make the scratch directory, remove it whatever happens."""
+    base = scratch_base()
+    sizes = {int(c.labels["size_bytes"]) for c in cells}
+    dd_sizes = {int(c.labels["size_bytes"]) for c in cells if c.runner}
+    check_space(base, sum(sizes) + sum(dd_sizes))
+    meta.update({
+        "scratch": {"base": str(base), **scratch.filesystem(base)},
+        "regimes": {r: REGIMES[r] for r in dict.fromkeys(c.labels["regime"] for c in cells)},
+        "dd": dd_version(),
+        "eviction": "os.fdatasync + os.posix_fadvise(POSIX_FADV_DONTNEED) before every phase; residency by mincore(2)",
+    })
+    with scratch.scratch_dir(base) as d:
+        yield Workspace(d)
+
+
+def _size(fork: Fork) -> int:
+    return int(fork.cell.labels["size_bytes"])
+
+
+def prepare(fork: Fork) -> None:
+    """Before a fork, untimed: the pre-allocated file of the cell's size (and dd's source file) exist."""
+    ws, size = fork.workspace, _size(fork)
+    if not ws.file(size).exists():
+        scratch.preallocate(ws.file(size), size)
+    if fork.cell.runner and not ws.source(size).exists():
+        scratch.write_pattern(ws.source(size), size)
+
+
+def file_arg(fork: Fork) -> dict:
+    """The kernel's --file: in the run's scratch directory (a placeholder in a dry run)."""
+    size = _size(fork)
+    if fork.workspace is None:
+        return {"file": str(scratch_base() / "seqio-PID-XXXXXX" / f"seqio-{size}.dat")}
+    return {"file": str(fork.workspace.file(size))}
+
+
+_REQUEST = re.compile(r"seqio: evict before (\w+) pass (\d+)")
+
+
+def reply_evicted(fork: Fork, line: str) -> str | None:
+    """The handshake: on the kernel's request, evict the file's pages, record how much stayed resident, answer."""
+    m = _REQUEST.match(line)
+    if not m:
+        return None
+    n = int(m.group(2))
+    fork.rows.append({"iteration": n, "warmup": n < WARMUP_PASSES, "metric": "evict_resident",
+                      "value": evict(fork.workspace.file(_size(fork))), "unit": "fraction", "phase": m.group(1)})
+    return "ok"
+
+
+_DD_LINE = re.compile(r"^(\d+) bytes .*copied, ([\d.eE+-]+) s")
+
+
+def dd(args: list[str], timeout: float) -> tuple[int, float]:
+    """Run dd; return (bytes, seconds) from its own summary line. KernelError when it fails."""
+    cmd = ["dd", *args]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**os.environ, "LC_ALL": "C"})
+    except subprocess.TimeoutExpired as e:
+        raise KernelError(f"dd: killed after its timeout of {timeout:g} s", "timeout", cmd) from e
+    if r.returncode != 0:
+        last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit code {r.returncode}"
+        raise KernelError(f"dd {' '.join(args)}: {last}", "crashed", cmd, r.stderr)
+    for line in r.stderr.splitlines():
+        m = _DD_LINE.match(line.strip())
+        if m:
+            return int(m.group(1)), float(m.group(2))
+    raise KernelError(f"dd: no summary line on stderr: {r.stderr.strip()[:200]}", "bad-output", cmd, r.stderr)
+
+
+def run_dd(fork: Fork) -> pd.DataFrame:
+    """dd's passes over the run's file, with the cell's regime rules; rows in the kernel's format.
+
+    Writes copy the source file (the kernel's pattern, kept in the page cache), not /dev/zero."""
+    cell, ws, size = fork.cell, fork.workspace, _size(fork)
+    path, sync, evicting = ws.file(size), cell.params["sync"] == "true", cell.params["evict"] == "ask"
+    rows = []
+    for n in range(int(cell.params["passes"])):
+        warm = n < int(cell.params["warmup-passes"])
+        for phase in ("write", "read"):
+            if evicting:
+                rows.append((n, warm, "evict_resident", evict(path), "fraction", phase))
+            if phase == "write":
+                args = [f"if={ws.source(size)}", f"of={path}", "bs=1M", "conv=notrunc" + (",fdatasync" if sync else "")]
+            else:
+                args = [f"if={path}", "of=/dev/null", "bs=1M"]
+            fork.commands.append("LC_ALL=C dd " + " ".join(args))
+            nbytes, secs = dd(args, cell.timeout)
+            if nbytes != size:
+                raise KernelError(f"dd {phase} pass {n}: copied {nbytes} bytes, the file has {size}", "check-failed",
+                                  ["dd", *args])
+            rows.append((n, warm, f"{phase}_duration", round(secs * 1e9), "ns", phase))
+            rows.append((n, warm, f"{phase}_throughput", nbytes / secs / MB, "MB/s", phase))
+    return pd.DataFrame(rows, columns=["iteration", "warmup", "metric", "value", "unit", "phase"])
