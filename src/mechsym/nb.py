@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import MechsymError, experiments, store
+from . import MechsymError, analysis, experiments, store
 from .jdk import discover
 from .cpus import read_topology
 
@@ -86,28 +86,6 @@ def this_machine() -> pd.DataFrame:
 
 
 def unavailable(df: pd.DataFrame) -> pd.DataFrame:
-    """The cells that could not run here: per variant and JDK, the reason and how many cells."""
-    if "status" not in df:
-        return pd.DataFrame()
-    u = df[df["status"] == "unavailable"]
-    if u.empty:
-        return pd.DataFrame({"note": ["every cell of this sweep ran on this machine"]})
-    keys = [c for c in ("machine", "variant", "jdk", "placement") if c in u and u[c].notna().any()]
-    return (u.groupby(keys + ["note"], dropna=False).size().rename("cells").reset_index()
-            .rename(columns={"note": "why"}))
-
-
-def whose(df: pd.DataFrame, experiment: str | None = None):
-    """One sentence naming whose runs a notebook shows: this machine's, or another host's (never passed off as
-    this machine's), with the run ids and presets."""
-    from IPython.display import Markdown
-
-    here = store.machine_id()
-    if df is None or df.empty or "machine" not in df:
-        return Markdown("No stored runs are shown.")
-    parts = []
-    for m in sorted(df["machine"].astype(str).unique()):
-        runs = sorted(df.loc[df["machine"].astype(str) == m, "run_id"].astype(str).unique()) if "run_id" in df else []
-        who = "this machine" if m == here else "another host, not this machine"
-        parts.append(f"**{m}** ({who}): run{'s' if len(runs) > 1 else ''} {', '.join(f'`{r}`' for r in runs)}")
-    return Markdown("Results shown: " + "; ".join(parts) + ".")
+    """The cells that could not run here: per machine (when several), variant, JDK and placement, the reason and how
+    many cells (one copy: analysis.unavailable)."""
+    return analysis.unavailable(df)
