@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import mechsym
-from test_verdicts import save_synthetic, synthetic_locks
+from synthetic import save_synthetic, synthetic_locks
 
 
 def one_line_error(r, text):
@@ -368,3 +368,25 @@ def test_relabelled_runs_travel_under_their_new_id(results_dir, tmp_path, monkey
     assert store.machines() == ["amd-epyc-2cpu-24g", "amd-epyc-2cpu-24g-aaaaaa"]
     assert (other / "amd-epyc-2cpu-24g-aaaaaa" / "locks" / f"{run}.csv").read_bytes() == \
            before[Path("amd-epyc-2cpu-24g") / "locks" / f"{run}.csv"]
+
+
+def test_members_are_checked_against_the_manifest_before_they_are_unpacked(other_machine, results_dir, tmp_path):
+    _, archive = other_machine
+    with tarfile.open(archive) as tar:
+        members = [(m.name, tar.extractfile(m).read()) for m in tar.getmembers()]
+
+    def write(out, items):
+        with tarfile.open(out, "w:gz") as tar:
+            for name, data in items:
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+        return out
+
+    late = write(tmp_path / "late.tar.gz", members[1:] + members[:1])
+    one_line_error(mechsym("import", str(late)), "not a mechsym bundle (no mechsym-bundle.json as its first member")
+    bomb = write(tmp_path / "bomb.tar.gz", members + [("results/x/locks/big.csv", b"0" * 2**22)])
+    one_line_error(mechsym("import", str(bomb)), "results/x/locks/big.csv is not listed in mechsym-bundle.json")
+    grown = write(tmp_path / "grown.tar.gz", [(n, d + b"1,2,3\n" if n.endswith(".csv") else d) for n, d in members])
+    one_line_error(mechsym("import", str(grown)), "does not match its checksum; nothing imported")
+    assert files(results_dir) == {}

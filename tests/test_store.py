@@ -487,3 +487,19 @@ def test_the_stored_results_alias_table_matches_its_runs():
     if os.environ.get("MECHSYM_MACHINE") is None and store.machine_id() in targets:
         assert targets <= set(store.machines(root)) and not dirs & set(store.machines(root))
         assert store.machine_label(targets.pop(), root).endswith(": this machine")
+
+
+def test_a_sweep_refuses_an_unwritable_store_before_measuring(tmp_path, monkeypatch):
+    from mechsym import experiments, sweep
+
+    f = tmp_path / "results-file"
+    f.write_text("")
+    monkeypatch.setenv("MECHSYM_RESULTS", str(f))
+    monkeypatch.setattr(sweep, "plan", lambda *a, **k: pytest.fail("planned (and would have measured) before refusing"))
+    with pytest.raises(MechsymError, match=r"results directory .*results-file \(MECHSYM_RESULTS\): is not a directory"):
+        sweep.execute(experiments.get("locks"), "smoke", progress=False)
+    monkeypatch.setenv("MECHSYM_RESULTS", str(tmp_path / "ok"))
+    monkeypatch.setenv("MECHSYM_MACHINE", "../escaped")
+    with pytest.raises(MechsymError, match="MECHSYM_MACHINE '../escaped': not a machine id"):
+        sweep.execute(experiments.get("locks"), "smoke", progress=False)
+    assert not (tmp_path / "escaped").exists()

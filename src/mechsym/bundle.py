@@ -161,6 +161,7 @@ def read(archive: str | os.PathLike) -> tuple[dict, dict[str, bytes]]:
     except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
         raise MechsymError(f"{where}: not a mechsym bundle (not a tar or tar.gz archive); make one with `mechsym bundle`") from e
     files: dict[str, bytes] = {}
+    manifest, listed = None, None
     total = 0
     try:
         with tar:
@@ -173,8 +174,23 @@ def read(archive: str | os.PathLike) -> tuple[dict, dict[str, bytes]]:
                     continue
                 if not info.isfile():
                     raise MechsymError(f"{where}: member '{name}' is not a regular file; refused")
-                if name in files:
+                if name in files or (name == MANIFEST and manifest is not None):
                     raise MechsymError(f"{where}: member '{name}' appears twice; refused")
+                if manifest is None:
+                    # the manifest comes first: every later member is checked against it before it is unpacked
+                    if name != MANIFEST:
+                        raise MechsymError(f"{where}: not a mechsym bundle (no {MANIFEST} as its first member; "
+                                           "make one with `mechsym bundle`)")
+                    if info.size > 64 * 2**20:
+                        raise MechsymError(f"{where}: {MANIFEST} of {info.size} bytes; refused")
+                    f = tar.extractfile(info)
+                    manifest, listed = _manifest(where, f.read() if f else b"")
+                    continue
+                if name not in listed:
+                    raise MechsymError(f"{where}: corrupt: {name} is not listed in {MANIFEST}; nothing imported")
+                entry = listed[name] if isinstance(listed[name], dict) else {}
+                if entry.get("bytes") != info.size:
+                    raise MechsymError(f"{where}: corrupt: {name} does not match its checksum; nothing imported")
                 total += info.size
                 if total > MAX_BYTES:
                     raise MechsymError(f"{where}: unpacks to more than {MAX_BYTES // 2**30} GiB; refused")
@@ -184,19 +200,8 @@ def read(archive: str | os.PathLike) -> tuple[dict, dict[str, bytes]]:
         raise
     except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
         raise MechsymError(f"{where}: corrupt archive ({_short(e)}); nothing imported") from e
-    if MANIFEST not in files:
+    if manifest is None:
         raise MechsymError(f"{where}: not a mechsym bundle (no {MANIFEST}; make one with `mechsym bundle`)")
-    try:
-        manifest = json.loads(files.pop(MANIFEST))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise MechsymError(f"{where}: corrupt {MANIFEST} ({_short(e)}); nothing imported") from e
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise MechsymError(f"{where}: not a mechsym bundle ({MANIFEST} does not say format '{FORMAT}')")
-    if manifest.get("version") != VERSION:
-        raise MechsymError(f"{where}: bundle format version {manifest.get('version')!r}; this mechsym reads version {VERSION}")
-    listed = manifest.get("files")
-    if not isinstance(listed, dict):
-        raise MechsymError(f"{where}: corrupt {MANIFEST} (no file list); nothing imported")
     for name in sorted(set(listed) | set(files)):
         if name not in files:
             raise MechsymError(f"{where}: corrupt: {name} is listed in {MANIFEST} but missing; nothing imported")
@@ -206,6 +211,21 @@ def read(archive: str | os.PathLike) -> tuple[dict, dict[str, bytes]]:
         if entry.get("sha256") != _sha256(files[name]) or entry.get("bytes") != len(files[name]):
             raise MechsymError(f"{where}: corrupt: {name} does not match its checksum; nothing imported")
     return manifest, files
+
+
+def _manifest(where: str, data: bytes) -> tuple[dict, dict]:
+    try:
+        manifest = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise MechsymError(f"{where}: corrupt {MANIFEST} ({_short(e)}); nothing imported") from e
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise MechsymError(f"{where}: not a mechsym bundle ({MANIFEST} does not say format '{FORMAT}')")
+    if manifest.get("version") != VERSION:
+        raise MechsymError(f"{where}: bundle format version {manifest.get('version')!r}; this mechsym reads version {VERSION}")
+    listed = manifest.get("files")
+    if not isinstance(listed, dict):
+        raise MechsymError(f"{where}: corrupt {MANIFEST} (no file list); nothing imported")
+    return manifest, listed
 
 
 def _short(e: Exception) -> str:
