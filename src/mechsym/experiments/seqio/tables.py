@@ -25,6 +25,7 @@ def throughput(df: pd.DataFrame, measured_only: bool = False) -> pd.DataFrame:
         return m.assign(direction=pd.Series(dtype=str), protocol=pd.Series(dtype=str), **{"pass": pd.Series(dtype=int)})
     m = m.assign(direction=m["metric"].str.split("_").str[0], **{"pass": m["iteration"].astype(int) + 1})
     m["protocol"] = m["protocol"].fillna("lab").astype(str) if "protocol" in m else "lab"
+    m.loc[m["variant"].isin(list(DD)), "protocol"] = "-"  # dd is neither
     return m
 
 
@@ -100,7 +101,9 @@ def protocols(df: pd.DataFrame) -> pd.DataFrame:
     m = throughput(df, measured_only=True)
     m = m[m["variant"].isin(POST_METHODS)]
     if m.empty or m["protocol"].nunique() < 2:
-        return pd.DataFrame()
+        have = ", ".join(sorted(set(m["protocol"]))) or "none"
+        return pd.DataFrame({"note": [f"one kernel protocol in these results ({have}): runs stored before the kernel "
+                                      f"had its post protocol ran the lab's kernel only"]})
     pf = analysis.per_fork(m, analysis.LAB, by=["regime", "direction", "variant", "protocol"])
     t = pf.groupby(["regime", "direction", "variant", "protocol"])["value"].median().unstack("protocol")
     t = t.reindex(columns=PROTOCOLS).dropna()
