@@ -263,61 +263,86 @@ def _run_line(meta: dict) -> str:
 # ---------------------------------------------------------------- list (fast: no pandas, matplotlib or JPype)
 
 def _defer_import(name: str) -> None:
-    """Bind `name` to a module that imports itself on first use (importlib's LazyLoader): `list` reads the
-    store's index through mechsym.store, which imports pandas at the top but needs it only to read rows."""
+    """Bind `name` in sys.modules to a stand-in that imports the real module the first time one of its attributes
+    is used. `list` reads the store's index through mechsym.store, which imports pandas at its top but needs it
+    only to read rows; with the stand-in, `list` never pays pandas' ~0.4 s import. (importlib's LazyLoader does
+    not do here: the next `import pandas` reads `__spec__`, and that loads it.)"""
+    import importlib
     import importlib.util
+    import types
 
     if name in sys.modules:
         return
     spec = importlib.util.find_spec(name)
-    if spec is None or spec.loader is None:
+    if spec is None:
         return
-    spec.loader = importlib.util.LazyLoader(spec.loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+
+    class Deferred(types.ModuleType):
+        def __getattr__(self, attr):
+            if sys.modules.get(name) is self:
+                del sys.modules[name]
+            real = importlib.import_module(name)
+            self.__dict__.update(real.__dict__)
+            return getattr(real, attr)
+
+    stand_in = Deferred(name)
+    stand_in.__spec__ = spec
+    sys.modules[name] = stand_in
+
+
+def _literal(node, names: dict):
+    """The value of a literal expression whose names are module-level literals (NOTEBOOKS = [NOTEBOOK])."""
+    import ast
+
+    if isinstance(node, ast.Name):
+        if node.id in names:
+            return names[node.id]
+        raise ValueError(node.id)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_literal(e, names) for e in node.elts]
+    if isinstance(node, ast.Dict):  # PRESETS: only the preset names are needed
+        return {_literal(k, names): None for k in node.keys}
+    return ast.literal_eval(node)
 
 
 def _describe(name: str) -> dict:
-    """An experiment's NAME, TITLE, NOTEBOOKS and preset names, read from its source without running it (importing
-    an experiment imports pandas and matplotlib); imported after all when the source does not spell them out."""
+    """An experiment's TITLE, NOTEBOOKS and preset names, read from its source without running it (importing an
+    experiment imports pandas and matplotlib); imported after all when the source does not spell them out."""
     import ast
     import importlib.util
     from pathlib import Path
 
-    wanted = {"TITLE", "NOTEBOOKS", "PRESETS"}
-    found: dict = {}
     spec = importlib.util.find_spec(f"mechsym.experiments.{name}")
     files = [Path(spec.origin)] if spec and spec.origin else []
-    if spec and spec.submodule_search_locations:
-        for loc in spec.submodule_search_locations:
-            files += sorted(p for p in Path(loc).glob("*.py") if p not in files)
+    for loc in (spec.submodule_search_locations or []) if spec else []:  # a package: sweep.py, claims.py first
+        rest = sorted(Path(loc).glob("*.py"), key=lambda p: (p.name not in ("sweep.py", "claims.py"), p.name))
+        files += [p for p in rest if p not in files]
+    assigned: list = []
+    names: dict = {}
+    wanted = ("TITLE", "NOTEBOOKS", "PRESETS")
     for f in files:
         try:
             tree = ast.parse(f.read_text())
         except (OSError, SyntaxError):
             continue
-        for node in tree.body:
-            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
-                node.target if isinstance(node, ast.AnnAssign) else None
-            if not isinstance(target, ast.Name) or target.id not in wanted or target.id in found or node.value is None:
-                continue
-            try:
-                if target.id == "PRESETS":
-                    if isinstance(node.value, ast.Dict):
-                        found["PRESETS"] = [ast.literal_eval(k) for k in node.value.keys]
-                else:
-                    found[target.id] = ast.literal_eval(node.value)
-            except ValueError:
-                pass
-        if wanted <= set(found):
+        assigned += [(n.targets[0].id, n.value) for n in tree.body if isinstance(n, ast.Assign)
+                     and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)]
+        for _ in range(3):  # constants defined from other constants, in any file order
+            for key, value in assigned:
+                if key not in names:
+                    try:
+                        names[key] = _literal(value, names)
+                    except (ValueError, TypeError, SyntaxError):
+                        pass
+        if all(k in names for k in wanted):
             break
-    if not wanted <= set(found):
+    try:
+        return {"TITLE": str(names["TITLE"]), "NOTEBOOKS": list(names["NOTEBOOKS"]), "PRESETS": list(names["PRESETS"])}
+    except (KeyError, TypeError):
         from . import experiments
 
         m = experiments.get(name)
-        found = {"TITLE": m.TITLE, "NOTEBOOKS": list(m.NOTEBOOKS), "PRESETS": list(m.PRESETS)}
-    return found
+        return {"TITLE": m.TITLE, "NOTEBOOKS": list(m.NOTEBOOKS), "PRESETS": list(m.PRESETS)}
 
 
 def _jdks_found() -> tuple[list[tuple], list[str]]:
@@ -498,8 +523,12 @@ def _metrics(ok, wanted: str | None) -> list[str]:
 
 def _keys(df, start: list[str]) -> list[str]:
     """The parameter columns that tell these rows' cells apart, leaving out those another column already
-    determines (lock from variant, jdk_version from jdk...)."""
-    cols = [c for c in KEY_ORDER if c in df] + [c for c in df.columns if c not in KEY_ORDER and c not in NOT_KEYS]
+    determines (lock from variant, jdk_version from jdk...). A sweep writes a cell's own columns first, up to
+    `cpus`; the kernel's columns after it are measurements (e.g. a JVM's field offsets), not cells."""
+    cols = list(df.columns)
+    if "cpus" in cols:
+        cols = cols[: cols.index("cpus")]
+    cols = [c for c in KEY_ORDER if c in cols] + [c for c in cols if c not in KEY_ORDER and c not in NOT_KEYS]
     keep: list[str] = []
     groups = len(df.drop_duplicates(start)) if start else 1
     for c in cols:
@@ -541,22 +570,55 @@ def _key_text(v) -> str:
     return str(v)
 
 
+def _sections(rows: list[list], keys: list[str], render, width: int) -> list[str]:
+    """A table of `rows` (key cells first), narrowed to `width`: while it is too wide, the key with the fewest
+    values (never the first) moves out of the table into a heading line above each group of rows."""
+    table_keys = list(keys)
+
+    def project(rs):
+        return [[r[keys.index(k)] for k in table_keys] + r[len(keys):] for r in rs]
+    while True:
+        lines = render(project(rows), table_keys)
+        if max(map(len, lines)) <= width or len(table_keys) <= 1:
+            break
+        movable = [k for k in table_keys[1:]]
+        counts = {k: len({r[keys.index(k)] for r in rows}) for k in movable}
+        table_keys.remove(min(movable, key=lambda k: (counts[k], -movable.index(k))))
+    heading = [k for k in keys if k not in table_keys]
+    if not heading:
+        return lines
+    groups: dict[tuple, list] = {}
+    for r in rows:
+        groups.setdefault(tuple(r[keys.index(k)] for k in heading), []).append(r)
+    out = []
+    for values, members in groups.items():
+        if out:
+            out.append("")
+        out += _wrap(" · ".join(f"{k} {v}" for k, v in zip(heading, values)), width)
+        out += render(project(members), table_keys, 2)
+    return out
+
+
 def _summary_table(cells, keys: list[str], width: int) -> tuple[list[str], str]:
     units = list(dict.fromkeys(cells["unit"].astype(str)))
     strip = len(units) == 1 and units[0] in RATE_UNITS
     one_metric = cells["metric"].nunique() == 1
-    header = keys + ([] if one_metric else ["metric"]) + \
-        [f"median ({units[0]})" if strip else "median", "forks' range", "forks"]
+    keys = keys + ([] if one_metric else ["metric"])
+    values = [f"median ({units[0]})" if strip else "median", "forks' range", "forks"]
     rows = []
     for _, r in cells.iterrows():
         lo, hi = _fmt(r["min"], r["unit"], strip), _fmt(r["max"], r["unit"], strip)
-        rows.append([_key_text(r[k]) for k in keys] + ([] if one_metric else [r["metric"]])
+        rows.append([_key_text(r[k]) for k in keys]
                     + [_fmt(r["median"], r["unit"], strip), lo if lo == hi else f"{lo} – {hi}", str(int(r["count"]))])
-    n = len(header)
-    wrap = tuple(i for i, k in enumerate(keys) if k in ("flags", "options", "variant", "placement"))
-    lines = _table(rows, header, right=(n - 3, n - 2, n - 1), wrap=wrap, width=width)
+
+    def render(rs, ks, indent=0):
+        n = len(ks) + len(values)
+        wrap = tuple(i for i, k in enumerate(ks) if k in ("flags", "options"))
+        return _table(rs, ks + values, right=(n - 3, n - 2, n - 1), wrap=wrap, indent=indent, width=width)
+
     metric = cells["metric"].iloc[0] if one_metric else ""
-    return lines, (f"{metric} ({units[0]})" if one_metric else ", ".join(dict.fromkeys(cells["metric"])))
+    return _sections(rows, keys, render, width), (f"{metric} ({units[0]})" if one_metric
+                                                   else ", ".join(dict.fromkeys(cells["metric"])))
 
 
 def _show(args) -> int:
@@ -657,13 +719,17 @@ def _compare(args) -> int:
                     + [_fmt(r["median_a"], r["unit"], strip), _fmt(r["median_b"], r["unit"], strip),
                        fmt_ratio(ratio) if ratio is not None else DASH])
     unit = f" ({units[0]})" if strip else ""
-    header = keys + ([] if one else ["metric"]) + [f"A median{unit}", f"B median{unit}", "B / A"]
-    n = len(header)
-    wrap = tuple(i for i, k in enumerate(keys) if k in ("flags", "options", "variant", "placement"))
+    values = [f"A median{unit}", f"B median{unit}", "B / A"]
+
+    def render(rs, ks, indent=0):
+        n = len(ks) + len(values)
+        wrap = tuple(i for i, k in enumerate(ks) if k in ("flags", "options"))
+        return _table(rs, ks + values, right=(n - 3, n - 2, n - 1), wrap=wrap, indent=indent, width=width)
+
     print("\n".join(_wrap(f"{', '.join(metrics)}: per cell, the median over forks of each fork's median; "
                           f"{DASH} where one run lacks the cell", width)))
     print()
-    print("\n".join(_table(rows, header, right=(n - 3, n - 2, n - 1), wrap=wrap, width=width)))
+    print("\n".join(_sections(rows, keys + ([] if one else ["metric"]), render, width)))
     return 0
 
 
