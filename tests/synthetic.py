@@ -1,0 +1,71 @@
+"""Synthetic locks results, shaped as the locks sweep stores them, for tests that need stored rows without running
+a kernel (verdicts, overview, bundle/import, reports)."""
+
+from __future__ import annotations
+
+import itertools
+import zlib
+
+import pandas as pd
+
+from mechsym import store
+from mechsym.experiments import locks
+
+THREADS = (1, 2, 3, 4)
+
+
+def synthetic_locks(ops: dict | None = None, machine: str = "test-machine-a", jdks=("17", "25"), runs: int = 3,
+                    forks: int = 3, first: dict | None = None, threads=THREADS, scale: float = 1.0) -> pd.DataFrame:
+    """Tidy rows of every cell of both grids: `forks` fresh JVMs per cell, each one warm-up row and `runs`
+    measured rows. Cells of biased-locking variants are "unavailable" on JDKs after 17.
+
+    ops: ops/s per cell (default 50M) by key, most specific first: (variant, threads, policy), (variant, threads)
+    for the main grid; (variant, "why", workers, coarsening) for the one-thread grid. A value may be a list: one
+    ops/s per fork (to make forks disagree). first: the same keys, the ops/s of the first measured run after the
+    warm-up (the run the posts timed), when it differs from the later runs. scale multiplies every value (a slower
+    machine). Forks differ by +-1% so that medians and intervals exist."""
+    ops, first = ops or {}, first or {}
+    rows = []
+
+    def pick(d, keys, default):
+        return next((d[k] for k in keys if k in d), default)
+
+    def add(jdk, variant, t, policy, grid, workers, coarsening, keys):
+        base = dict(variant=variant, threads=t, warmup_policy=policy, grid=grid, workers=workers,
+                    coarsening=coarsening, jdk=jdk, metric="throughput", unit="ops/s")
+        if jdk != "17" and variant in locks.sweep.BIASED:
+            rows.append(dict(base, fork=-1, iteration=-1, warmup=False, value=float("nan"), status="unavailable",
+                             note=f"not available on JDK {jdk}: Unrecognized VM option 'UseBiasedLocking'"))
+            return
+        later, at_first = pick(ops, keys, 50e6), pick(first, keys, None)
+        for f in range(forks):
+            per_fork = later[f % len(later)] if isinstance(later, (list, tuple)) else later
+            for i in range(runs + 1):
+                v = at_first[f % len(at_first)] if isinstance(at_first, (list, tuple)) else at_first
+                v = per_fork if i != 1 or v is None else v
+                v *= scale * (1 + 0.01 * (((f + i) % 3) - 1))
+                rows.append(dict(base, fork=f, iteration=i, warmup=i == 0, value=v, status="ok", note=""))
+
+    for jdk in jdks:
+        for policy, variant, t in itertools.product(locks.POLICIES, locks.VARIANTS, threads):
+            add(jdk, variant, t, policy, "main", "fresh", "on", [(variant, t, policy), (variant, t)])
+        for variant in locks.MONITORS + ["reentrant"]:
+            for workers, coarsening, _ in locks.sweep.HARNESS[1:]:
+                add(jdk, variant, 1, "short", "why", workers, coarsening, [(variant, "why", workers, coarsening)])
+    df = pd.DataFrame(rows)
+    df.insert(0, "run_id", f"20260101T000000Z-smoke-{zlib.crc32(machine.encode()) % 16**6:06x}")
+    df["experiment"] = "locks"
+    df["machine"] = machine
+    return df
+
+
+def save_synthetic(df: pd.DataFrame, machine: str, cpu_mhz: float | None = None) -> str:
+    """Store the rows as one complete smoke run of `machine` (a new run id); returns the run id."""
+    info = {"machine_id": machine, "cpu_model": "Synthetic CPU", "logical_cpus": 4, "physical_cores": 2, "sockets": 1,
+            "smt": True, "kernel": "6.0"}
+    if cpu_mhz:
+        info["cpu_mhz"] = cpu_mhz
+    meta = {"preset": "smoke", "status": "complete", "machine": info,
+            "jdks": [{"feature": 17, "vendor": "Test", "version": "17.0.0"}]}
+    path = store.save("locks", df.drop(columns=["run_id", "machine"]), meta, machine=machine)
+    return path.stem
