@@ -97,13 +97,13 @@ def _dispatch(args) -> int:
         overrides = dict(threads=args.threads, cpus=args.cpus, jvm_flags=tuple(args.jvm_flags.split()),
                          timeout=args.timeout, only=args.only)
         if args.dry_run:
-            for c in sweep.plan(module, args.preset, jdks, **overrides):
+            cells = sweep.plan(module, args.preset, jdks, **overrides)
+            for c in cells:
                 print(f"{c.variant:24s} {'SKIP ' + c.unavailable if c.unavailable else c.command_line()}")
+            print("\n".join(_plan_summary(module.NAME, args.preset, cells)))
             return 0
         meta = sweep.execute(module, args.preset, jdks=jdks, progress=not args.no_progress, **overrides)
-        print(f"stored {meta.get('rows')} rows in {meta.get('json')} ({meta.get('seconds')} s)")
-        if meta.get("unavailable"):
-            print(f"{len(meta['unavailable'])} cells not available here (stored with the reason)")
+        print("\n".join(_run_summary(module.NAME, args.preset, meta)))
         if meta.get("failures"):
             print(f"{len(meta['failures'])} forks failed (not stored): first: {meta['failures'][0]['message']}", file=sys.stderr)
             return 1
@@ -731,6 +731,84 @@ def _compare(args) -> int:
     print()
     print("\n".join(_sections(rows, keys + ([] if one else ["metric"]), render, width)))
     return 0
+
+
+# ---------------------------------------------------------------- run: what a dry run would take, what a run measured
+
+def _per_fork_seconds(experiment: str, preset: str) -> tuple[float | None, str]:
+    """Seconds a fork took in earlier complete runs of the same preset (this machine's when it has any), and
+    where that comes from."""
+    import statistics
+
+    from . import store
+
+    root = store.results_root()
+    here = store.machine_id()
+    found: dict[bool, list[float]] = {True: [], False: []}
+    for m, _, e, j in (store._index(root) if root.is_dir() else []):
+        if e != experiment or f"-{preset}-" not in j.stem:
+            continue
+        try:
+            meta = store._read_meta(j)
+        except MechsymError:
+            continue
+        forks = len(meta.get("commands") or []) + len(meta.get("failures") or [])
+        if meta.get("status", "complete") == "complete" and meta.get("preset") == preset and forks and meta.get("seconds"):
+            found[m == here].append(float(meta["seconds"]) / forks)
+    for mine in (True, False):
+        if found[mine]:
+            n = len(found[mine])
+            where = "this machine" if mine else "other machines"
+            return statistics.median(found[mine]), f"{n} earlier {preset} run{'s' if n > 1 else ''} on {where}"
+    return None, ""
+
+
+def _plan_summary(experiment: str, preset: str, cells) -> list[str]:
+    runnable = [c for c in cells if not c.unavailable]
+    forks = sum(c.forks for c in runnable)
+    skipped = len(cells) - len(runnable)
+    line = (f"{experiment} [{preset}]: {len(runnable)} cells, {forks} forks"
+            + (f" ({skipped} cells not measurable here, stored with the reason)" if skipped else ""))
+    per_fork, source = _per_fork_seconds(experiment, preset)
+    if per_fork is None:
+        line += f"; no earlier {preset} run of {experiment} to estimate its duration from"
+    else:
+        line += f"; estimated {_duration(per_fork * forks)} ({per_fork:.1f} s a fork in {source})"
+    return _wrap(line, _width())
+
+
+def _run_summary(experiment: str, preset: str, meta: dict) -> list[str]:
+    """What a run measured, where it is stored, and how to look at it."""
+    width = _width()
+    frame = meta.get("frame")
+    ok = frame[frame["status"] == "ok"] if frame is not None and "status" in frame else frame
+    forks = len(meta.get("commands") or [])
+    out = []
+    if ok is not None and len(ok):
+        keys = _keys(ok, [])
+        cells = len(ok.drop_duplicates(keys)) if keys else 1
+        units = dict(zip(ok["metric"].astype(str), ok["unit"].astype(str)))
+        over = []
+        for k in keys:
+            values = list(dict.fromkeys(_key_text(v) for v in ok[k]))
+            over.append(f"{k} {', '.join(values)}" if len(values) <= 4 else f"{len(values)} {k} values")
+        out += _wrap(f"{experiment} [{preset}]: measured {cells} cells, {forks} forks in "
+                     f"{_duration(meta.get('seconds'))}: " + ", ".join(f"{m} ({u})" for m, u in units.items())
+                     + (f" over {'; '.join(over)}" if over else ""), width)
+    if meta.get("unavailable"):
+        reasons = list(dict.fromkeys(str(u.get("reason", "")) for u in meta["unavailable"]))
+        out += _wrap(f"{len(meta['unavailable'])} cells not measurable here (stored with the reason): "
+                     + "; ".join(reasons[:3]) + (" ..." if len(reasons) > 3 else ""), width, "  ", "")
+    run_id = str(meta.get("run_id", ""))
+    if meta.get("json"):
+        out += _wrap(f"stored run {run_id}: {meta.get('rows')} rows in {_rel(str(meta['json'])[:-5] + '.csv')} "
+                     "(+ .json)", width)
+    short = run_id.rsplit("-", 1)[-1]
+    out.append(f"see it: mechsym show {experiment} --run {short}")
+    if preset == "smoke":
+        out += _wrap("a smoke run checks that everything runs; its numbers are not measurements. Notebooks and "
+                     "`mechsym show` keep showing the most thorough preset stored.", width)
+    return out
 
 
 # ---------------------------------------------------------------- verdicts as text
