@@ -174,6 +174,7 @@ def test_a_truncated_csv_is_skipped_with_a_warning_never_shown(results_dir, caps
     assert df["value"].unique().tolist() == [1]  # the older, intact run; never the cut one
     assert [m["run_id"] for m in store.runs("demo", "m1")] == [a.stem]
     assert [m["run_id"] for m in store.runs("demo", "all")] == [a.stem]
+    assert [m["run_id"] for m in store.chosen_runs("demo", "m1")] == [a.stem]
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1, err  # one warning, once
     assert f"corrupt results file {b.with_suffix('.csv')}" in err[0] and "run skipped" in err[0]
@@ -182,6 +183,9 @@ def test_a_truncated_csv_is_skipped_with_a_warning_never_shown(results_dir, caps
     cut_lines(a.with_suffix(".csv"), 4)
     with pytest.raises(MechsymError, match=r"corrupt results file .*\.csv: .*truncated or changed"):
         store.load("demo", "m1")
+    with pytest.raises(MechsymError, match=r"corrupt results file"):
+        store.chosen_runs("demo", "m1")
+    assert store.runs("demo", "m1") == []  # the list of what is valid: empty, with the warnings
 
 
 def test_a_csv_changed_in_place_is_skipped(results_dir):

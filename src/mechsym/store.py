@@ -600,13 +600,11 @@ def skipped_runs(experiment: str, machine: str | None = None, root: Path | None 
     return _scan(experiment, machine, root, include_incomplete)[1]
 
 
-def load(experiment: str, machine: str | None = None, root: Path | None = None,
-         preset: str | None = None, latest: bool = True, include_incomplete: bool = False) -> pd.DataFrame:
-    """Stored rows of an experiment as one DataFrame (empty when none).
-
-    latest=True keeps, per machine, only the newest run of the chosen preset
-    (or of the newest preset stored when none is given). Runs whose CSV does not match their JSON are never
-    shown: a warning names each; when nothing else is left, the first is the error."""
+def chosen_runs(experiment: str, machine: str | None = None, root: Path | None = None, preset: str | None = None,
+                latest: bool = True, include_incomplete: bool = False) -> list[dict]:
+    """The runs load() shows: per machine the newest run of `preset`, or of the most thorough preset stored
+    (full > standard > smoke); every run when latest=False. A run whose CSV does not match its JSON is never
+    chosen: a warning names it, and when nothing else is left it is the error (MechsymError, one line)."""
     metas, skipped = _scan(experiment, machine, root, include_incomplete)
     if preset:
         metas = [m for m in metas if m.get("preset") == preset]
@@ -615,7 +613,6 @@ def load(experiment: str, machine: str | None = None, root: Path | None = None,
         for m in sorted({x["_machine"] for x in metas}):
             mine = [x for x in metas if x["_machine"] == m]
             if not preset:
-                # prefer the most thorough preset stored: full > standard > smoke
                 rank = {"full": 3, "standard": 2, "smoke": 1}
                 best = max(rank.get(x.get("preset"), 0) for x in mine)
                 mine = [x for x in mine if rank.get(x.get("preset"), 0) == best]
@@ -625,6 +622,17 @@ def load(experiment: str, machine: str | None = None, root: Path | None = None,
         raise MechsymError(skipped[0])
     for s in skipped:
         _warn(s)
+    return metas
+
+
+def load(experiment: str, machine: str | None = None, root: Path | None = None,
+         preset: str | None = None, latest: bool = True, include_incomplete: bool = False) -> pd.DataFrame:
+    """Stored rows of an experiment as one DataFrame (empty when none): the rows of chosen_runs().
+
+    latest=True keeps, per machine, only the newest run of the chosen preset
+    (or of the newest preset stored when none is given). Runs whose CSV does not match their JSON are never
+    shown: a warning names each; when nothing else is left, the first is the error."""
+    metas = chosen_runs(experiment, machine, root, preset, latest, include_incomplete)
     frames = []
     for meta in metas:
         path = Path(meta["_csv"])
