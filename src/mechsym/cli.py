@@ -578,7 +578,7 @@ def _sections(rows: list[list], keys: list[str], render, width: int) -> list[str
     def project(rs):
         return [[r[keys.index(k)] for k in table_keys] + r[len(keys):] for r in rs]
     while True:
-        lines = render(project(rows), table_keys)
+        lines = render(project(rows), table_keys, 2 if len(table_keys) < len(keys) else 0)
         if max(map(len, lines)) <= width or len(table_keys) <= 1:
             break
         movable = [k for k in table_keys[1:]]
@@ -691,9 +691,11 @@ def _compare(args) -> int:
     from . import store
     from .analysis import fmt_ratio
 
-    a = _find_run(args.run_a)
-    b = _find_run(args.run_b, a.get("experiment"))
+    a, b = _find_run(args.run_a), _find_run(args.run_b)
     experiment = a.get("experiment")
+    if b.get("experiment") != experiment:
+        raise MechsymError(f"run {b['run_id']} is a run of {b.get('experiment')}, run {a['run_id']} of {experiment}: "
+                           "compare two runs of one experiment")
     width = _width()
     print(f"{experiment}: A = {_run_line(a)}")
     print(f"{' ' * len(experiment)}  B = {_run_line(b)}")
@@ -708,7 +710,9 @@ def _compare(args) -> int:
     for c in (ca, cb):
         for k in keys:
             c[k] = c[k].map(_key_text)
-    j = ca.merge(cb, on=keys + ["metric", "unit"], how="outer", suffixes=("_a", "_b"), sort=False)
+    ca["_order"], cb["_order"] = range(len(ca)), range(len(ca), len(ca) + len(cb))
+    j = ca.merge(cb, on=keys + ["metric", "unit"], how="outer", suffixes=("_a", "_b"))
+    j = j.assign(_o=j["_order_a"].fillna(j["_order_b"])).sort_values("_o", kind="stable")
     units = list(dict.fromkeys(j["unit"].astype(str)))
     strip = len(units) == 1 and units[0] in RATE_UNITS
     one = j["metric"].nunique() == 1
