@@ -21,7 +21,7 @@ from .figures import COLORS, plot_runs_side_by_side, plot_sorted_grid, plot_sort
 from .judge import verdicts
 from .layout import layout_checks, layout_rows, layout_table, layout_vs_post, offsets
 from .sweep import (CT_OPTIONS, KERNEL, LAYOUT_KERNEL, MAIN_OPTIONS, OPTION_SETS, PLACEMENT_LABELS, PLACEMENTS,
-                    POST_QUEUES, PRESETS, QUEUES, SAME_CORE, cells)
+                    POST_QUEUES, PRESETS, QUEUES, SAME_CORE, cells, option_sets_table)
 from .tables import (PROTOCOL, alignment_table, jctools_table, run_summaries, stored_runs, unavailable_cells,
                      variance_display, variance_table, vm_options_table, winners_table)
 
@@ -32,7 +32,7 @@ NOTEBOOKS = [NOTEBOOK]
 __all__ = [
     "NAME", "TITLE", "NOTEBOOKS", "PRESETS", "cells", "CLAIMS", "CLAIM", "verdicts", "POST", "NOTEBOOK", "REFERENCE",
     "KERNEL", "LAYOUT_KERNEL", "QUEUES", "POST_QUEUES", "OPTION_SETS", "MAIN_OPTIONS", "CT_OPTIONS", "PLACEMENTS",
-    "PLACEMENT_LABELS", "SAME_CORE", "COLORS", "PROTOCOL",
+    "PLACEMENT_LABELS", "SAME_CORE", "COLORS", "PROTOCOL", "option_sets_table",
     "run_summaries", "variance_table", "variance_display", "unavailable_cells", "vm_options_table", "winners_table",
     "jctools_table", "alignment_table", "stored_runs",
     "layout_rows", "layout_table", "layout_checks", "layout_vs_post", "offsets",

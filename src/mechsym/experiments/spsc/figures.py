@@ -25,11 +25,13 @@ def _panel(ax, s, variants, title: str, **eq) -> None:
     ax.set_title(title, fontsize=8)
 
 
-def _from_zero(axes) -> None:
-    """Every panel's y axis from 0, once all panels are drawn (shared axes autoscale over every panel first)."""
-    for ax in axes:
-        if ax.lines:
-            ax.set_ylim(bottom=0)
+def _from_zero(axes, groups: list[list] | None = None) -> None:
+    """Every panel's y axis from 0; the panels of each group (one machine's, say: never two machines') to one top."""
+    for group in groups or [[ax] for ax in axes]:
+        drawn = [ax for ax in group if ax.lines]
+        top = max((ax.get_ylim()[1] for ax in drawn), default=None)
+        for ax in drawn:
+            ax.set_ylim(0, top)
 
 
 def _jdk(s, jdk) -> str:
@@ -37,20 +39,23 @@ def _jdk(s, jdk) -> str:
 
 
 def plot_sorted_runs(df, jdk=None, options: str = MAIN_OPTIONS, variants: list[str] | None = None):
-    """The post's figures: every run's summary, sorted, one line per variant; one panel per placement that ran,
-    one row per machine. jdk: the lowest in the rows unless given."""
-    parts = [(m, run_summaries(sub)) for m, sub in analysis.split(df)]
-    places = [p for p in PLACEMENTS if any(p in set(s["placement"]) for _, s in parts)] or ["cross-core"]
-    fig, axes = plots.grid(len(parts) * len(places), cols=len(places), width=5.2, height=3.6)
-    for r, (machine, s) in enumerate(parts):
-        j = _jdk(s, jdk)
+    """The post's figures: every run's summary, sorted, one line per variant; one panel per placement that ran, one
+    row per JDK that ran `options` (or only `jdk`), and per machine when several."""
+    rows = [(m, s, j) for m, sub in analysis.split(df) for s in [run_summaries(sub)]
+            for j in ([str(jdk)] if jdk is not None else analysis.jdks(analysis.where(s, options=options)))]
+    places = [p for p in PLACEMENTS if any(p in set(s["placement"]) for _, s, _ in rows)] or ["cross-core"]
+    fig, axes = plots.grid(max(1, len(rows)) * len(places), cols=len(places), width=5.2, height=3.4)
+    several = len({m for m, _, _ in rows}) > 1
+    for r, (machine, s, j) in enumerate(rows):
         names = [v for v in (variants or list(QUEUES)) if v in set(s["variant"])]
         for k, p in enumerate(places):
             ax = axes[r * len(places) + k]
-            _panel(ax, s, names, f"{machine + ': ' if len(parts) > 1 else ''}{PLACEMENT_LABELS[p]}, JDK {j}, "
-                                 f"options: {options}", jdk=j, options=options, placement=p)
+            _panel(ax, s, names, f"{machine + ': ' if several else ''}{PLACEMENT_LABELS[p]}, JDK {j}, options: {options}",
+                   jdk=j, options=options, placement=p)
             if k == 0:
                 ax.set_ylabel(YLABEL)
+    if not rows:
+        plots.empty(axes[0], f"no runs under '{options}'")
     axes[len(places) - 1].legend(fontsize=8, ncol=2, loc="lower right")
     _from_zero(axes)
     return fig
@@ -62,7 +67,7 @@ def plot_sorted_grid(df, jdk=None, variants: list[str] | None = None):
     parts = [(m, run_summaries(sub)) for m, sub in analysis.split(df)]
     rows = [(m, s, o) for m, s in parts for o in OPTION_SETS if o in set(analysis.where(s, jdk=_jdk(s, jdk))["options"])]
     places = [p for p in PLACEMENTS if any(p in set(s["placement"]) for _, s in parts)] or ["cross-core"]
-    fig, axes = plots.grid(max(1, len(rows)) * len(places), cols=len(places), width=4.6, height=2.4, sharey="col")
+    fig, axes = plots.grid(max(1, len(rows)) * len(places), cols=len(places), width=4.6, height=2.4)
     for i, (machine, s, o) in enumerate(rows):
         j = _jdk(s, jdk)
         names = [v for v in (variants or list(QUEUES)) if v in set(s["variant"])]
@@ -74,7 +79,8 @@ def plot_sorted_grid(df, jdk=None, variants: list[str] | None = None):
     if not rows:
         plots.empty(axes[0], "no runs")
     axes[len(places) - 1].legend(fontsize=7, ncol=4, loc="lower right")
-    _from_zero(axes)
+    _from_zero(axes, [[axes[i * len(places) + k] for i, row in enumerate(rows) if row[0] == m]
+                      for m, _ in parts for k in range(len(places))])   # one scale per machine and placement
     return fig
 
 
@@ -84,14 +90,16 @@ def plot_runs_side_by_side(df, variants=("O1", "I4"), placement: str = "cross-co
     parts = [(m, sub, sorted(sub["run_id"].astype(str).unique()) if "run_id" in sub else [""])
              for m, sub in analysis.split(df)]
     cols = max(len(r) for _, _, r in parts)
-    fig, axes = plots.grid(len(parts) * cols, cols=cols, width=4.2, height=3.2, sharey=True)
+    fig, axes = plots.grid(len(parts) * cols, cols=cols, width=4.2, height=3.2)
     for r, (machine, sub, runs) in enumerate(parts):
         for k, run in enumerate(runs):
             s = run_summaries(analysis.where(sub, run_id=run) if run else sub)
             j = _jdk(s, None)
             _panel(axes[r * cols + k], s, list(variants), f"{machine + ': ' if len(parts) > 1 else ''}{run}\n"
                    f"JDK {j}, {PLACEMENT_LABELS[placement]}, {options}", jdk=j, options=options, placement=placement)
-    axes[0].set_ylabel(YLABEL)
+        for ax in axes[r * cols + len(runs):(r + 1) * cols]:
+            ax.set_visible(False)
+        axes[r * cols].set_ylabel(YLABEL)
     axes[0].legend(fontsize=8)
-    _from_zero(axes)
+    _from_zero(axes, [axes[r * cols:(r + 1) * cols] for r in range(len(parts))])   # one scale per machine
     return fig

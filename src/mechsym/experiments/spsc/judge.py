@@ -18,6 +18,12 @@ from .sweep import CT_OPTIONS, MAIN_OPTIONS, OPTION_SETS, PLACEMENT_LABELS, POST
 from .tables import PROTOCOL, cell, cv, run_summaries
 
 SPREAD_FORKS = 10   # a run-to-run spread (share of low runs, CV, percentile band) is judged on at least 10 runs
+def _lacks(p: str, reasons: dict) -> str:
+    """Why the machine has no cells in placement p: its stored reason, naming the placement when the reason does not."""
+    r = reasons.get(p) or f"no runs {PLACEMENT_LABELS[p]}"
+    return r if PLACEMENT_LABELS[p].split()[0].lower() in r.lower() else f"{PLACEMENT_LABELS[p]}: {r}"
+
+
 STAND_IN = {"same-cpu": "one logical CPU stands in for the post's 'same core' (most likely two SMT siblings of one "
                         "core on its Xeon)"}
 
@@ -104,7 +110,7 @@ def _each(claim, s, reasons, placements, options, variants: Callable[[pd.DataFra
     for p in placements:
         here = analysis.where(s, placement=p, options=options)
         if here.empty and p in reasons:
-            out.append(unmeasurable(claim, f"{PLACEMENT_LABELS[p]}: {reasons[p]}", scope={"placement": p, "options": options},
+            out.append(unmeasurable(claim, _lacks(p, reasons), scope={"placement": p, "options": options},
                                     protocol=PROTOCOL))
             continue
         judged = 0
@@ -149,8 +155,7 @@ def _reorder(claim, s, reasons, placements) -> list[Verdict]:
     for p in placements:
         here = analysis.where(s, placement=p)
         if here.empty:
-            why = f"{PLACEMENT_LABELS[p]}: {reasons[p]}" if p in reasons else f"no runs {PLACEMENT_LABELS[p]}"
-            out.append(unmeasurable(claim, why, scope={"placement": p}, protocol=PROTOCOL))
+            out.append(unmeasurable(claim, _lacks(p, reasons), scope={"placement": p}, protocol=PROTOCOL))
             continue
         judged = 0
         for j in analysis.jdks(here):

@@ -3,6 +3,8 @@ JOL layout cell per JDK."""
 
 from __future__ import annotations
 
+import pandas as pd
+
 from ...cpus import PLACEMENTS as TOPOLOGY_PLACEMENTS, Topology
 from ...jdk import Jdk
 from ...sweep import Cell
@@ -58,6 +60,12 @@ PRESETS = {
              "sets": {"lowest": list(OPTION_SETS), "other": list(OPTION_SETS)},
              "runs": {"main": 30, "other": 30}, "timeout": 900},
 }
+
+
+def option_sets_table() -> pd.DataFrame:
+    """The JVM option sets: name, flags, what each stands for."""
+    return pd.DataFrame([(k, " ".join(f) or "(none)", d) for k, (f, d) in OPTION_SETS.items()],
+                        columns=["option set", "JVM flags", "what it stands for"]).set_index("option set")
 
 
 def option_sets_for(preset: str, jdk: Jdk, lowest: int) -> list[str]:
