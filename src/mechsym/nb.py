@@ -56,7 +56,7 @@ def machine_table(df: pd.DataFrame | None = None, experiment: str | None = None)
         for m in metas:
             mi = m.get("machine", {})
             rows.append({
-                "machine": mi.get("machine_id"), "CPU": mi.get("cpu_model"),
+                "machine": m.get("_machine") or mi.get("machine_id"), "CPU": mi.get("cpu_model"),
                 "logical CPUs": mi.get("logical_cpus"), "physical cores": mi.get("physical_cores"),
                 "sockets": mi.get("sockets"), "SMT": mi.get("smt"), "kernel": mi.get("kernel"),
                 "JDKs": "; ".join(f"{j['feature']}: {j['vendor']} {j['version']}" for j in m.get("jdks", [])),
@@ -89,3 +89,18 @@ def unavailable(df: pd.DataFrame) -> pd.DataFrame:
     """The cells that could not run here: per machine (when several), variant, JDK and placement, the reason and how
     many cells (one copy: analysis.unavailable)."""
     return analysis.unavailable(df)
+
+
+def whose(df: pd.DataFrame, experiment: str | None = None):
+    """One line per machine naming whose runs a notebook shows: this machine's, or another host's (never passed
+    off as this machine's), with the run ids."""
+    from IPython.display import Markdown
+
+    if df is None or df.empty or "machine" not in df:
+        return Markdown("No stored runs are shown.")
+    parts = []
+    for m in sorted(df["machine"].astype(str).unique()):
+        runs = sorted(df.loc[df["machine"].astype(str) == m, "run_id"].astype(str).unique()) if "run_id" in df else []
+        parts.append(f"- {store.machine_label(m)}; run{'s' if len(runs) > 1 else ''} "
+                     + ", ".join(f"`{r}`" for r in runs))
+    return Markdown("Results shown:\n" + "\n".join(parts))
