@@ -19,33 +19,29 @@
 #
 # N threads increment one shared counter inside a lock, 500 million increments in all, on Oracle JDK 1.6.0_29:
 # a JVM monitor (`synchronized`) with `-XX:-UseBiasedLocking` (CAS, "atomic" locking) and with `-XX:+UseBiasedLocking`,
-# against `ReentrantLock`. One warm-up run as large as the measured one, new threads for every run.
+# against `ReentrantLock`. One warm-up run as large as the measured one, new threads for every run, and the one run
+# after the warm-up timed.
 #
-# **The claims under test** (the post's figures are images; the numbers below are the ones its text gives):
-#
-# | # | claim | the post's figure |
-# |---|---|---|
-# | 1 | Biased locking, un-contended, is ~10% more expensive than atomic locking | ~10% |
-# | 2 | Monitor locks quickly reach a throughput limit as contention grows | flat from 2 threads |
-# | 3 | ReentrantLock gives the best un-contended performance | Figures 1-3 |
-# | 4 | ReentrantLock scales significantly better under contention than `synchronized` | Figures 1-3 |
-# | 5 | ReentrantLock dips at 2 contending threads | Figures 1-3 |
-# | 6 | Sandy Bridge: slower atomics at low contention, stronger at high | Figures 1-3 |
-#
-# Four days later the author retracted claim 1 (notebook **02-biased-locking**): the lock he measured was never biased.
-# This notebook re-runs the first post as it was run; notebook 02 shows why it misled.
+# **The claims under test**, from the lab's claim list (`mechsym.experiments.locks.CLAIMS`): the post's sentence, how
+# it is read, and the post's own figure. The first post's figures are images without numbers; where a claim needs
+# numbers they come from the second post's tables (the same harness with ten short warm-ups), and from each the
+# weakest of its two CPUs, so the post's own data passes its own claim. Four days later the author retracted the first
+# claim (notebook **02-biased-locking**): the lock he measured was never biased.
 
 # %% tags=["parameters"]
 PRESET = "stored"   # "stored": render the committed results; "smoke" | "standard" | "full": run the sweep here now
 MACHINE = None      # None: this machine (or the newest stored); a machine id; or "all"
 
 # %%
-from IPython.display import Markdown, display
-
 from mechsym import nb, plots, reference, verdicts
+from mechsym.analysis import LAB, POST
 from mechsym.experiments import locks as exp
 
 plots.style()
+NB = "01-lock-implementations"
+
+# %%
+verdicts.claims_table(exp.CLAIMS, NB)
 
 # %% [markdown]
 # ## This machine and its JDKs
@@ -60,14 +56,14 @@ nb.this_machine()
 # `data/reference/2011-11-19-java-lock-implementations.csv`:
 
 # %%
-reference.load("2011-11-19-java-lock-implementations")[["table", "column", "metric", "value", "unit", "note"]]
+reference.load(exp.REF1)[["table", "column", "metric", "value", "unit", "note"]]
 
 # %% [markdown]
 # The same harness with the second post's warm-up gave these tables (`data/reference/2011-11-22-biased-locking.csv`);
 # apart from the biased 1-thread cell, the shape is what the first post's figures showed:
 
 # %%
-ref = reference.load("2011-11-22-biased-locking")
+ref = reference.load(exp.REF2)
 exp.reference_table(ref)
 
 # %%
@@ -80,38 +76,69 @@ exp.plot_reference(ref);
 # the JVM flags they get: `monitor-thin` (`-XX:-UseBiasedLocking`), `monitor-biased-delayed`
 # (`-XX:+UseBiasedLocking` with JDK 6's default 4 s start-up delay, i.e. the first post's `+UseBiasedLocking`),
 # `monitor-biased` (delay 0), `monitor-default` (this JDK's defaults), `reentrant`, and, not in the post, `atomic`
-# (`AtomicLong`, no lock) and `stamped` (`StampedLock`). Several fresh JVMs (forks) per cell, several measured runs in each.
+# (`AtomicLong`, no lock) and `stamped` (`StampedLock`). Several fresh JVMs (forks) per cell and several measured runs
+# in each; the post timed only the first run after the warm-up, so that is the number each fork gives below
+# (**post protocol**), unless a table says **lab protocol** (the median of the fork's measured runs).
 
 # %%
 df = nb.results("locks", PRESET, MACHINE)
-nb.machine_table(df, "locks")
+nb.whose(df, "locks")
 
 # %%
-for jdk in sorted(exp.measured(df)["jdk"].unique(), key=int):
-    display(exp.wide_table(df, jdk, "single"))
+exp.scaling_table(df, "single", POST)
 
 # %%
 exp.plot_scaling(df, "single", ["monitor-thin", "monitor-biased-delayed", "monitor-default", "reentrant", "atomic"], ref=ref);
 
 # %% [markdown]
-# Every dot is one measured run (fresh JVMs x runs per JVM); the line joins the medians. Dashed lines: the post's
-# Nehalem numbers (2011-11-22 table), for scale. Cells a JDK cannot run (biased locking was removed in JDK 18) are named
-# in the panel title, not drawn as zeros:
+# Every dot is one fork (a fresh JVM): its first timed run after the warm-up; the line joins the medians. Dashed
+# lines: the post's Nehalem numbers (2011-11-22 table), for scale. Cells a JDK cannot run (biased locking was removed
+# in JDK 18) are named in the panel title, not drawn as zeros:
 
 # %%
-nb.unavailable(df)
+exp.unavailable(df)
 
 # %% [markdown]
-# Median, quartiles and range of every cell, in millions of ops/s (n = fresh JVMs x measured runs):
+# ## Which run the post timed
+#
+# The post timed one run: the first after its single long warm-up. Here each JVM goes on to time more runs, and on
+# today's JDKs the first one is different: in the lab's stored runs every `synchronized` variant runs at a quarter of
+# the speed it reaches from the second run on, while `ReentrantLock`, `AtomicLong` and `StampedLock` do not change.
+# The first run's speed is what the monitors give with lock coarsening turned off (notebook 02), so the code it runs
+# most likely does not coarsen the lock: the loop compiled on the stack during the long warm-up (OSR), which the
+# first measured run enters again; from the second run on, the normally compiled method takes the lock once for
+# several unrolled iterations. One thread, the post's harness:
 
 # %%
-exp.summary(df)[lambda s: s["warmup_policy"] == "single"]
+exp.plot_runs(df);
+
+# %%
+exp.protocol_table(df)
+
+# %% [markdown]
+# So the same forks answer the first post's questions two ways. In the lab's stored runs, under the post's protocol
+# (the first run) the monitors are slow and `ReentrantLock` comes out ahead of them at 3+ threads; under the lab's
+# (the median of the runs) the coarsened monitors beat `ReentrantLock` at every thread count. Both rows are in the
+# verdict table: whether "ReentrantLock scales better" depends on which compiled code the timed run happens to
+# execute, not only on the locks. The lab's medians, for comparison:
+
+# %%
+exp.scaling_table(df, "single", LAB)
+
+# %% [markdown]
+# Median, quartiles and range of every measured run of every cell, in millions of ops/s (n = forks x runs):
+
+# %%
+exp.summary(df, policy="single")
 
 # %% [markdown]
 # ## Verdicts
+#
+# Each claim judged per fork, with a 95% bootstrap interval over forks: *holds* or *does not hold* only when the whole
+# interval is on one side of the threshold, else *inconclusive*. The post's protocol first, the lab's second.
 
 # %%
-verdicts.styled(exp.notebook_verdicts(df, "01-lock-implementations"))
+verdicts.styled(verdicts.for_notebook(exp.verdicts(df), NB))
 
 # %% [markdown]
 # ## What changed since 2011
@@ -124,12 +151,25 @@ verdicts.styled(exp.notebook_verdicts(df, "01-lock-implementations"))
 #   which is why an un-contended monitor can beat `ReentrantLock` and even `AtomicLong`; notebook 02 turns
 #   coarsening off to see the lock itself. Under contention the same coarsening lets one thread keep the monitor for
 #   a long burst of iterations while the others wait, so a "contended" monitor can run nearly as fast as an
-#   un-contended one: look at the spread of the dots, which is the scheduler's doing as much as the lock's.
+#   un-contended one. On-stack-replaced code, which the post's one timed run after one long warm-up executes, does not
+#   get that treatment: hence the two protocols' different answers above.
+# - **The atomic instruction.** An uncontended `lock xadd` (`AtomicLong.incrementAndGet`) costs about what the post
+#   said of Nehalem, 10-20 cycles, loop included, at the CPU clock recorded with the run.
 # - **The hardware.** The posts ran on 4-8 core Nehalem, Westmere and Sandy Bridge machines, one Fedora 15 box each.
 #   The machine above may have 2 vCPUs under a hypervisor: at 3+ threads, the threads then time-slice on the CPUs, so
 #   "contention" there is partly the scheduler's.
 # - **The harness.** Here the clock starts when all threads wait at the barrier (the post timed thread creation too),
 #   each JVM does several measured runs and the counter is checked after each.
+#
+# ## Recap
+#
+# - Biased locking's "10% cost" was the first post's artefact (notebook 02); in the lab's stored runs the first post's
+#   two monitors measure within about 5% of each other on JDK 17 (an interval too wide to decide "~10%"), and JDK 18+
+#   has no biased locking at all.
+# - Whether `ReentrantLock` beats `synchronized` depends on which run is timed: the post's single timed run after one
+#   long warm-up executes code in which the monitor is slow; later runs coarsen the monitor, and in the lab's stored
+#   runs it then wins at every thread count, by up to 4x at one thread.
+# - An atomic increment costs the 10-20 cycles the post gave for Nehalem and later, at the clock recorded with the run.
 #
 # ## Environment
 
