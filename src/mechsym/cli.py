@@ -61,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--output", default=None)
     rep.add_argument("--machine", default=None, help="a stored machine id, or 'all' (default: this machine)")
     rep.add_argument("--only", default=None, help="notebooks to render, e.g. 00-overview,01-lock-implementations")
+    rep.add_argument("--with-code", action="store_true", help="keep the code cells in the pages (left out by default)")
     return p
 
 
@@ -148,7 +149,7 @@ def _dispatch(args) -> int:
         from .reports import build
 
         build(preset=args.preset, output=args.output, machine=args.machine,
-              only=args.only.split(",") if args.only else None)
+              only=args.only.split(",") if args.only else None, with_code=args.with_code)
         return 0
     raise MechsymError(f"command '{args.command}': unknown")
 

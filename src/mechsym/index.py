@@ -25,14 +25,15 @@ table { border-collapse: collapse; width: 100%; margin: 1rem 0 2rem; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.45rem 0.6rem; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; font-weight: 600; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.holds { color: #1b6e1b; } .fails { color: #a31515; } .na { color: #666; } .notrun { color: #999; }
+.holds { color: #1b6e1b; } .fails { color: #a31515; } .inconclusive { color: #8a6d00; } .na { color: #666; }
+.notrun { color: #999; }
 .error { color: #b35900; font-weight: 600; }
 .bar { display: flex; height: 0.7rem; width: 12rem; background: #f1f1f1; border-radius: 2px; overflow: hidden; }
 .bar span { display: block; height: 100%; }
 small { color: #666; }
 """
-CLASSES = {"holds": "holds", "does not hold": "fails", "not measurable here": "na", "not run yet": "notrun",
-           "error": "error"}
+CLASSES = {"holds": "holds", "does not hold": "fails", "inconclusive": "inconclusive", "not measurable here": "na",
+           "not run yet": "notrun", "error": "error"}
 
 
 def _title(stem: str) -> str:
@@ -50,7 +51,7 @@ def _title(stem: str) -> str:
 
 
 def write_index(out_dir, written, machine: str | None = None, preset: str | None = None,
-                failed: dict[str, str] | None = None) -> Path:
+                failed: dict[str, str] | None = None, with_code: bool = False) -> Path:
     """Write out_dir/index.html linking the HTML pages in `written`; returns its path.
 
     failed: notebook stem -> why it could not be rendered (listed, not linked)."""
@@ -116,7 +117,8 @@ Verdicts counted from stored results ({'preset ' + html.escape(preset) + ', ' if
 </tbody>
 </table>
 <p><small>Built {stamp} by mechsym {__version__} (git {html.escape(store.git_commit()[:19])}).
-Every page is self-contained: figures are embedded, nothing is fetched from the network.</small></p>
+Every page is self-contained: figures are embedded, nothing is fetched from the network.
+{'The pages show the code of every cell.' if with_code else 'The pages leave the code out: <code>mechsym reports --with-code</code> (or <code>make reports WITH_CODE=1</code>) keeps it.'}</small></p>
 </body>
 </html>
 """
