@@ -15,9 +15,11 @@ from ...analysis import by_machine, fmt_pct, fmt_rate
 from ...verdicts import DECISIVE, INCONCLUSIVE, Estimate, Verdict, estimate_with, judge, unmeasurable
 from .claims import CLAIM, CLAIMS
 from .sweep import CT_OPTIONS, MAIN_OPTIONS, OPTION_SETS, PLACEMENT_LABELS, POST_QUEUES, SAME_CORE
-from .tables import PROTOCOL, cell, cv, run_summaries
+from .tables import LOW, PROTOCOL, cell, cv, run_summaries, share_low
 
 SPREAD_FORKS = 10   # a run-to-run spread (share of low runs, CV, percentile band) is judged on at least 10 runs
+
+
 def _lacks(p: str, reasons: dict) -> str:
     """Why the machine has no cells in placement p: its stored reason, naming the placement when the reason does not."""
     r = reasons.get(p) or f"no runs {PLACEMENT_LABELS[p]}"
@@ -51,10 +53,10 @@ def best_other(first, *others) -> float:
 # ---------------------------------------------------------------- statistics: (names, groups of runs) -> (Estimate, detail)
 
 def _share_low(names, o1):
-    k, n = int(np.sum(o1 < 0.6 * np.median(o1))), len(o1)
+    k, n = int(round(share_low(o1, LOW) * len(o1))), len(o1)
     low, high = wilson(k, n)
     return Estimate(100 * k / n, 100 * low, 100 * high, n), (
-        f"{k} of {n} runs below 0.6x the median run ({fmt_rate(np.median(o1))}); "
+        f"{k} of {n} runs below {LOW}x the median run ({fmt_rate(np.median(o1))}); "
         f"min {fmt_rate(o1.min())}, max {fmt_rate(o1.max())}")
 
 

@@ -19,6 +19,7 @@ PROTOCOL = analysis.Protocol(
 _WITHIN_CV = analysis.Protocol("within-run CV", "iteration-to-iteration CV inside one run",
                                lambda values: float(values.std(ddof=0) / values.mean()))
 
+LOW = 0.6   # a run below 0.6x its cell's median run is at "half the performance" (the post's words, generously read)
 KEYS = ["jdk", "options", "placement", "variant"]
 EXTRA = ["pinning", "vm_cond_card_mark", "vm_tiered_compilation", "vm_numa", "queue_line_offset", "buffer_line_offset"]
 ORDERS = {"jdk": [], "options": list(OPTION_SETS), "placement": PLACEMENTS, "variant": list(QUEUES)}
@@ -64,8 +65,8 @@ def cv(a: np.ndarray) -> float:
     return np.std(a, ddof=1) / np.mean(a) if len(a) > 1 else np.float64("nan")   # numpy: x/0 is inf, not an error
 
 
-def share_low(a: np.ndarray, below: float = 0.6) -> float:
-    """Share of runs whose summary is below `below` x the cell's median (0.6: the post's "half the performance")."""
+def share_low(a: np.ndarray, below: float = LOW) -> float:
+    """Share of runs whose summary is below `below` x the cell's median run."""
     return float(np.mean(a < below * np.median(a))) if len(a) else float("nan")
 
 
@@ -87,7 +88,7 @@ def variance_table(df: pd.DataFrame, jdk=None, options=None) -> pd.DataFrame:
         "CV %": g["summary"].agg(lambda x: 100 * cv(x.to_numpy())),
         "max/min": g["summary"].max() / g["summary"].min(),
         "< 1/2 median %": g["summary"].agg(lambda x: 100 * share_low(x.to_numpy(), 0.5)),
-        "< 0.6 median %": g["summary"].agg(lambda x: 100 * share_low(x.to_numpy(), 0.6)),
+        "< 0.6 median %": g["summary"].agg(lambda x: 100 * share_low(x.to_numpy(), LOW)),
         "within-run CV %": 100 * g["within_cv"].median(),
     }).reset_index()
     t = t.merge(extra, on=KEYS).rename(columns={"n": "runs"})
