@@ -1,6 +1,7 @@
 # mechsym-lab. `make` builds the kernels (build/mechsym.jar, build/c/*) and the
-# Python environment (.venv); `make test` runs the test suite at smoke size.
-# A second `make` with nothing changed does nothing.
+# Python environment (.venv, from the pinned versions in requirements.lock);
+# `make test` runs the test suite at smoke size. A second `make` with nothing
+# changed does nothing. `make lock` refreshes requirements.lock.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -11,6 +12,12 @@ MVN    ?= mvn
 CC     ?= gcc
 PRESET ?= stored
 MACHINE ?=
+WITH_CODE ?=
+LOCK   := requirements.lock
+UV_VERSION := 0.13.8
+# make lab: JupyterLab on this address and port (127.0.0.1: reach it from another machine through an SSH tunnel).
+LAB_IP   ?= 127.0.0.1
+LAB_PORT ?= 8888
 
 JAVA_SRCS := $(shell find java-src -name '*.java' 2>/dev/null)
 C_SRCS    := $(wildcard c-src/*.c)
@@ -18,7 +25,7 @@ C_BINS    := $(patsubst c-src/%.c,build/c/%,$(C_SRCS))
 NB_SRCS   := $(wildcard notebooks/src/*.py)
 NB_IPYNB  := $(patsubst notebooks/src/%.py,notebooks/%.ipynb,$(NB_SRCS))
 
-.PHONY: all jar c venv notebooks test lab reports clean
+.PHONY: all jar c venv lock notebooks test lab reports clean
 
 # The tools a build needs, checked before anything runs: one line saying what to install.
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
@@ -39,7 +46,7 @@ all: jar c venv
 build/lib/.stamp: pom.xml
 	@command -v $(MVN) >/dev/null 2>&1 || { echo "make: mvn not found: install Maven (Debian: apt-get install maven) to fetch the kernels' jars"; exit 1; }
 	@mkdir -p build/lib
-	$(MVN) -q -B dependency:copy-dependencies -DoutputDirectory=build/lib
+	$(MVN) -q -B -Dstyle.color=never dependency:copy-dependencies -DoutputDirectory=build/lib
 	@touch $@
 
 jar: build/mechsym.jar
@@ -54,12 +61,24 @@ build/c/%: c-src/%.c $(wildcard c-src/*.h)
 	@mkdir -p build/c
 	$(CC) -O2 -pthread -Wall -Wextra -Werror -o $@ $<
 
+# The Python environment: exactly the versions pinned in requirements.lock, then the lab itself (no dependencies
+# of its own left to resolve).
 venv: $(VENV)/.stamp
-$(VENV)/.stamp: pyproject.toml
+$(VENV)/.stamp: pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q -e .
+	$(VPY) -m pip install -q -r $(LOCK)
+	$(VPY) -m pip install -q --no-deps -e .
 	@touch $@
+
+# requirements.lock from pyproject.toml's dependencies, for every Python >= 3.10 (markers where versions differ),
+# resolved by uv in its own small environment under build/. Keeps the pinned versions it can; `make lock UPGRADE=1`
+# moves every package to its newest release. Then bring environment.yml's versions in step (tests/test_environment.py
+# says which differ) and run `make` to install.
+lock:
+	@test -x build/uv/bin/uv || { $(PYTHON) -m venv build/uv && build/uv/bin/pip install -q "uv==$(UV_VERSION)"; }
+	build/uv/bin/uv pip compile pyproject.toml --universal --python-version 3.10 --quiet \
+	    --custom-compile-command "make lock" $(if $(UPGRADE),--upgrade) -o $(LOCK)
 
 # Notebooks are written as jupytext py:percent sources in notebooks/src/ and
 # paired .ipynb files (no outputs) in notebooks/; this re-creates the .ipynb.
@@ -70,12 +89,21 @@ notebooks/%.ipynb: notebooks/src/%.py $(VENV)/.stamp
 test: all
 	$(VENV)/bin/pytest -q tests
 
+# JupyterLab on notebooks/, headless: prints the URL to open (with its token) and how to reach it from another
+# machine. As root (most containers) it adds --allow-root. The port is fixed (no silent move to the next one), so
+# the printed URL is the one it serves.
 lab: all
-	$(VENV)/bin/jupyter lab notebooks/
+	@token=$${JUPYTER_TOKEN:-$$($(VPY) -c 'import secrets; print(secrets.token_urlsafe(24))')}; \
+	host=$$(case "$(LAB_IP)" in 0.0.0.0|::) hostname;; *) echo "$(LAB_IP)";; esac); \
+	echo "JupyterLab on port $(LAB_PORT): open http://$$host:$(LAB_PORT)/lab?token=$$token"; \
+	echo "From another machine: ssh -N -L $(LAB_PORT):localhost:$(LAB_PORT) $$(id -un)@$$(hostname), then open" \
+	     "http://localhost:$(LAB_PORT)/lab?token=$$token there. Ctrl-C stops the lab."; \
+	JUPYTER_TOKEN=$$token exec $(VENV)/bin/jupyter lab --no-browser --ip=$(LAB_IP) --port=$(LAB_PORT) \
+	    --ServerApp.port_retries=0 --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # HTML reports from stored results (make reports PRESET=standard re-runs).
 reports: all
-	$(VENV)/bin/mechsym reports --preset $(PRESET) $(if $(MACHINE),--machine $(MACHINE))
+	$(VENV)/bin/mechsym reports --preset $(PRESET) $(if $(MACHINE),--machine $(MACHINE)) $(if $(WITH_CODE),--with-code)
 
 clean:
 	rm -rf build reports
