@@ -28,9 +28,28 @@ def test_each_of_the_four_outcomes():
     assert none.outcome == UNMEASURABLE and none.why == "no cross-core cell"
 
 
-def test_one_fork_is_never_decisive():
-    v = judge([30], [10])
-    assert v.outcome == INCONCLUSIVE and v.forks == 1 and "at least 2" in v.why
+@pytest.mark.parametrize("a,b", [([30], [10]), ([30, 31], [10, 10.2])])
+def test_too_few_forks_are_never_decisive(a, b):
+    v = judge(a, b)
+    assert v.outcome == INCONCLUSIVE and v.forks == len(a) and f"at least {verdicts.MIN_FORKS}" in v.why
+
+
+def test_three_forks_say_their_interval_is_short_of_95():
+    v = judge([30, 31, 29], [10, 10.5, 9.8])
+    assert v.outcome == HOLDS and "~90%" in v.why
+
+
+@pytest.mark.parametrize("n,least", [(4, 0.90), (6, 0.93)])
+def test_interval_coverage_over_forks(n, least):
+    """The interval's coverage, simulated: two groups of log-normal forks with equal medians, ratio 1 in the
+    interval at least `least` of the time (fixed seeds: deterministic)."""
+    rng = np.random.default_rng(5)
+    hits = 0
+    for t in range(200):
+        e = verdicts.estimate(lambda x, y: x / y, rng.lognormal(0, 0.3, n), rng.lognormal(0, 0.3, n),
+                              n_boot=400, seed=t)
+        hits += e.low <= 1.0 <= e.high
+    assert hits / 200 >= least
 
 
 def test_now_reads_median_interval_and_forks():
