@@ -15,7 +15,7 @@ from ...analysis import LAB, POST, fmt_rate, fmt_ratio
 from ...verdicts import Verdict, estimate, judge, unmeasurable
 from .claims import CLAIM, CLAIMS
 from .sweep import BIASED, NAME
-from .tables import throughput
+from .tables import KEYS, throughput
 
 PROTOCOLS = (POST, LAB)
 NO_BIAS = ("no JDK here has biased locking (removed in JDK 18): add a JDK <= 17 "
@@ -47,9 +47,13 @@ class Judge:
         self.jdks = analysis.jdks(self.m)
         self.biased = [j for j in self.jdks if not analysis.where(self.m, jdk=j, variant=BIASED).empty]
         self._clocks = None
+        self._forks = {}
 
     def forks(self, protocol, **cell) -> np.ndarray:
-        return analysis.fork_values(self.m, protocol, **cell)
+        """The per-fork values of one cell (every cell's forks are read once per protocol)."""
+        if protocol.name not in self._forks:
+            self._forks[protocol.name] = analysis.per_fork(self.m, protocol, by=KEYS)
+        return analysis.where(self._forks[protocol.name], **cell)["value"].dropna().to_numpy(dtype=float)
 
     def monitor(self, jdk: str) -> str:
         """The unbiased monitor of this JDK: -UseBiasedLocking where the JDK has the flag, else its default."""
@@ -200,7 +204,7 @@ def second_post(j: Judge) -> list[Verdict]:
         out += j.both("locks.reentrant-scales-except-2",
                       {"jdk": jdk, "variant": mon, "threads": f"2-{ts3[-1]}" if ts3 else "2+", "warm-up": "short"},
                       cells if ts3 else [], lambda *g: min(g[i] / g[i + 1] for i in range(0, len(g), 2)),
-                      lambda meds: f"RL / monitor: 2t {meds[1] / meds[0]:.2f}x, "
+                      lambda meds: f"ReentrantLock / monitor: 2t {meds[1] / meds[0]:.2f}x (below 1 expected), "
                                    + _per_thread(ts3, 2)(meds), missing="needs 2 and 3 or more threads")
     return out
 
@@ -211,4 +215,5 @@ def verdicts(df: pd.DataFrame) -> list[Verdict]:
     j = Judge(df if df is not None else pd.DataFrame())
     if j.m.empty:
         return [unmeasurable(c, "no measured results") for c in CLAIMS]
-    return first_post(j) + second_post(j)
+    order = {c.id: i for i, c in enumerate(CLAIMS)}
+    return sorted(first_post(j) + second_post(j), key=lambda v: order[v.claim.id])   # stable: JDKs, protocols kept
