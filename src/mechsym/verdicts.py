@@ -294,7 +294,9 @@ def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, prot
                     "(the standard preset runs more)")
         else:
             base = (f"the interval straddles {claim.rule.text(claim.unit)}"
-                    + (f"; about {n} more forks would likely decide it" if n else "; the estimate sits on the threshold"))
+                    + (f"; about {n} more forks would likely decide it" if n and n <= 10 * est.forks else
+                       "; the estimate sits so close to the threshold that many more forks would be needed"
+                       + (f" (~{n}): the claim is at its edge here" if n else "")))
         reason = base + (f"; {why}" if why else "")
     if MIN_FORKS <= est.forks < FULL_COVERAGE:
         reason = (reason + "; " if reason else "") + f"{est.forks} forks: the interval covers ~90%, not 95%"
