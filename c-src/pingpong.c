@@ -13,28 +13,54 @@
  * the pong thread waits until s1 moves, then __sync_add_and_fetch(&s2, 1).
  * ns/op = duration / (2 x iterations), the post's definition.
  *
- * Changes from the post's code, the same as in the Java kernel: ping and
- * pong both run on threads of their own, reused for every run (warm-up runs
- * first, marked warmup=true); the clock (CLOCK_MONOTONIC) starts after a
- * barrier; every value must be echoed exactly once and in order and the
- * counters must end at the iteration count, else exit 3 with no number;
- * every --sample-every-th round trip is timed on its own (percentiles); the
- * timer's own cost (clock_gettime back to back) is reported; --pin=a,b pins
- * ping to CPU a and pong to CPU b with pthread_setaffinity_np; --wait=spin
- * (the post), pause (PAUSE instruction) or yield (sched_yield); --max-ms
- * bounds every run (checked at sampled exchanges and after every 4096
- * unsuccessful spins) and a run that hits it reports the exchanges it
- * completed and deadline_hit=1.
+ * Protocols (--protocol):
+ *   post: the listing's structure. The ping loop runs on the main thread, as
+ *     the post's did: while (s1 < N) { while (s2 != value) {} value =
+ *     __sync_add_and_fetch(&s1, 1); }, nothing else in it; the pong runs on a
+ *     pthread created before the clock. The clock runs from just before the
+ *     ping loop to just after it. Checks after the timed region: both counters
+ *     end at N. Busy spin only, no samples. Deliberate differences from the
+ *     listing: the pong's while (true) is while (value < N) (one register
+ *     compare per exchange, so that the thread ends and runs can repeat); the
+ *     clock starts once the pong thread is running (and pinned, when asked);
+ *     several runs per process (--runs), a fresh pong thread each; N is an
+ *     argument, not a const; a watchdog thread, blocked in
+ *     pthread_timedjoin_np on the pong until it ends or --max-ms passes,
+ *     catches a run that cannot finish (the listing's loops have no way out);
+ *     built with the Makefile's gcc -O2 as C, not g++ -O3.
+ *   lab (the default): ping and pong both run on threads of their own, reused
+ *     for every run (warm-up runs first, marked warmup=true); the clock
+ *     (CLOCK_MONOTONIC) starts after a barrier; every value must be echoed
+ *     exactly once and in order (tests on values the loops have just read; the
+ *     ping's only while it waits) and the counters must end at the iteration
+ *     count, else exit 3 with no number; every --sample-every-th round trip is
+ *     timed on its own (percentiles); --wait=spin (the post), pause (PAUSE
+ *     instruction) or yield (sched_yield); --max-ms bounds every run (checked
+ *     at sampled exchanges and after every 4096 unsuccessful spins) and a run
+ *     that hits it reports the exchanges it completed and deadline_hit=1.
+ * Both: the timer's own cost (clock_gettime back to back) is reported;
+ * --pin=a,b pins ping to CPU a and pong to CPU b with pthread_setaffinity_np
+ * (a failure to pin is a run-time error, exit 1, not a bad argument).
  *
- * Arguments: --iterations=N --runs=N --warmup-runs=N --wait=spin|pause|yield
- *            --pin=a,b --sample-every=N --max-ms=N --inject=none|skip
- * (--inject=skip is for the tests: the pong thread skips one value in the
- * first run, so the check must fail.)
+ * Fault injection (--inject=skip, for the tests): in the first run the pong
+ * runs a copy of its loop that, at the middle value, adds 2 to s2 in one
+ * atomic instruction (a value echoed that was never sent). The ping can never
+ * read the value it waits for, whatever the interleaving (there is no
+ * intermediate value to catch), so the run cannot go on in step: lab's ping
+ * sees s2 neither at value - 1 nor at value; post's watchdog finds s1 short of
+ * N when the pong has run ahead to its end (or the final counters wrong).
+ * Exit 3 and no number, every time. The measured loops never contain the
+ * injection: the faulty copy is chosen before the run.
+ *
+ * Arguments: --protocol=lab|post --iterations=N --runs=N --warmup-runs=N
+ *            --wait=spin|pause|yield --pin=a,b --sample-every=N --max-ms=N
+ *            --inject=none|skip
  * Output: CSV on stdout, columns pinning,iteration,warmup,metric,value,unit.
  * Exit codes: 0 ok, 2 bad argument, 3 failed check, 1 other error.
  *
  * How to run and what you should see:
  *   build/c/pingpong --iterations=50000000 --pin=0,1
+ *   build/c/pingpong --protocol=post --iterations=50000000 --runs=1 --warmup-runs=0
  * tens of ns per op across two cores, close to the Java kernel.
  */
 #define _GNU_SOURCE
@@ -48,6 +74,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CHECK_SPINS 4096
 #define MAX_SAMPLES 1000000
@@ -67,6 +94,7 @@ struct run_result {
 };
 
 static struct {
+    int post;
     uint64_t iterations;
     int runs;
     int warmup_runs;
@@ -76,7 +104,9 @@ static struct {
     uint64_t sample_every;
     uint64_t max_ms;
     int inject_skip;
-} cfg = {50000000ULL, 5, 2, WAIT_SPIN, {-1, -1}, 0, 1000, 20000, 0};
+    int sample_every_given;
+    int max_ms_given;
+} cfg = {0, 50000000ULL, 5, 2, WAIT_SPIN, {-1, -1}, 0, 1000, 20000, 0, 0, 0};
 
 static pthread_barrier_t start_barrier, end_barrier;
 static struct run_result *results;
@@ -163,13 +193,21 @@ static void parse_args(int argc, char **argv) {
         char name[64];
         size_t len = (size_t)(eq - arg - 2);
         if (len >= sizeof name) {
-            bad_argument("argument '%s': unknown argument (known: iterations, runs, warmup-runs, wait, pin, "
-                         "sample-every, max-ms, inject)", arg);
+            bad_argument("argument '%s': unknown argument (known: protocol, iterations, runs, warmup-runs, wait, "
+                         "pin, sample-every, max-ms, inject)", arg);
         }
         memcpy(name, arg + 2, len);
         name[len] = '\0';
         const char *value = eq + 1;
-        if (strcmp(name, "iterations") == 0) {
+        if (strcmp(name, "protocol") == 0) {
+            if (strcmp(value, "lab") == 0) {
+                cfg.post = 0;
+            } else if (strcmp(value, "post") == 0) {
+                cfg.post = 1;
+            } else {
+                bad_argument("--protocol=%s: allowed values are lab, post", value);
+            }
+        } else if (strcmp(name, "iterations") == 0) {
             cfg.iterations = parse_u64(name, value, 1, UINT64_MAX / 4);
         } else if (strcmp(name, "runs") == 0) {
             cfg.runs = (int)parse_u64(name, value, 1, 1000000);
@@ -189,6 +227,7 @@ static void parse_args(int argc, char **argv) {
             parse_pin(value);
         } else if (strcmp(name, "sample-every") == 0) {
             cfg.sample_every = parse_u64(name, value, 0, UINT64_MAX / 4);
+            cfg.sample_every_given = 1;
         } else if (strcmp(name, "inject") == 0) {
             if (strcmp(value, "none") == 0) {
                 cfg.inject_skip = 0;
@@ -199,9 +238,26 @@ static void parse_args(int argc, char **argv) {
             }
         } else if (strcmp(name, "max-ms") == 0) {
             cfg.max_ms = parse_u64(name, value, 1, 86400000ULL);
+            cfg.max_ms_given = 1;
         } else {
-            bad_argument("--%s: unknown argument (known: iterations, runs, warmup-runs, wait, pin, sample-every, "
-                         "max-ms, inject)", name);
+            bad_argument("--%s: unknown argument (known: protocol, iterations, runs, warmup-runs, wait, pin, "
+                         "sample-every, max-ms, inject)", name);
+        }
+    }
+    if (cfg.post) {
+        if (cfg.wait != WAIT_SPIN) {
+            bad_argument("--wait=%s: the post protocol busy-spins, as the listing; pause and yield are lab variants "
+                         "(--protocol=lab)", cfg.wait == WAIT_PAUSE ? "pause" : "yield");
+        }
+        if (!cfg.max_ms_given) {
+            cfg.max_ms = 600000; /* only a guard against a hang: the post's loop has no deadline */
+        }
+        if (!cfg.sample_every_given) {
+            cfg.sample_every = 0;
+        } else if (cfg.sample_every != 0) {
+            fprintf(stderr, "pingpong: bad argument: --sample-every=%" PRIu64 ": the post protocol times whole runs "
+                    "only, as the listing; give 0 or use --protocol=lab\n", cfg.sample_every);
+            exit(2);
         }
     }
 }
@@ -212,8 +268,9 @@ static void pin_self(int cpu) {
     CPU_SET(cpu, &set);
     int rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
     if (rc != 0) {
-        fprintf(stderr, "pingpong: bad argument: --pin: cannot pin a thread to CPU %d: %s\n", cpu, strerror(rc));
-        exit(2);
+        /* the CPU ids were checked when the arguments were read: a failure now is the machine's, not the caller's */
+        fprintf(stderr, "pingpong: error: cannot pin a thread to CPU %d: %s\n", cpu, strerror(rc));
+        exit(1);
     }
 }
 
@@ -281,8 +338,8 @@ static void ping_run(struct run_result *res) {
     stop_flag = 1;
 }
 
-/* The pong side of one run; returns the values that were not the next one. */
-static uint64_t pong_run(uint64_t skip_at) {
+/* The pong side of one lab run; returns the values that were not the next one. */
+static uint64_t pong_run(void) {
     const uint64_t iterations = cfg.iterations;
     const enum wait_mode mode = cfg.wait;
     uint64_t value = 0, mismatches = 0;
@@ -301,10 +358,32 @@ static uint64_t pong_run(uint64_t skip_at) {
         if (seen != value + 1) {
             mismatches++;
         }
-        if (value == skip_at) {
-            __sync_add_and_fetch(&s2, 1); /* the injected fault: one value is never echoed */
-        }
         value = __sync_add_and_fetch(&s2, 1);
+    }
+    return mismatches;
+}
+
+/* pong_run with the injected fault: at skip_at, s2 jumps by two in one atomic add. */
+static uint64_t pong_run_skipping(uint64_t skip_at) {
+    const uint64_t iterations = cfg.iterations;
+    const enum wait_mode mode = cfg.wait;
+    uint64_t value = 0, mismatches = 0;
+    while (value < iterations) {
+        uint64_t seen;
+        int spins = 0;
+        while ((seen = s1) == value) {
+            wait_once(mode);
+            if (++spins == CHECK_SPINS) {
+                spins = 0;
+                if (stop_flag) {
+                    return mismatches;
+                }
+            }
+        }
+        if (seen != value + 1) {
+            mismatches++;
+        }
+        value = __sync_add_and_fetch(&s2, value == skip_at ? 2 : 1);
     }
     return mismatches;
 }
@@ -329,7 +408,7 @@ static void *pong_thread(void *arg) {
     }
     for (int r = 0; r < cfg.warmup_runs + cfg.runs; r++) {
         pthread_barrier_wait(&start_barrier);
-        pong_mismatches += pong_run(r == 0 && cfg.inject_skip ? cfg.iterations / 2 : UINT64_MAX);
+        pong_mismatches += r == 0 && cfg.inject_skip ? pong_run_skipping(cfg.iterations / 2) : pong_run();
         pthread_barrier_wait(&end_barrier);
     }
     return NULL;
@@ -363,33 +442,15 @@ static uint64_t percentile(const uint64_t *sorted, size_t n, double fraction) {
     return sorted[rank - 1];
 }
 
-int main(int argc, char **argv) {
-    parse_args(argc, argv);
-    const int total = cfg.warmup_runs + cfg.runs;
-    size_t cap = cfg.sample_every == 0 ? 0 : (size_t)(cfg.iterations / cfg.sample_every + 1);
-    if (cap > MAX_SAMPLES) {
-        cap = MAX_SAMPLES;
-    }
-    results = calloc((size_t)total, sizeof *results);
-    if (results == NULL) {
-        fprintf(stderr, "pingpong: error: out of memory\n");
-        return 1;
-    }
-    for (int r = 0; r < total; r++) {
-        results[r].samples = calloc(cap + 1, sizeof(uint64_t));
-        if (results[r].samples == NULL) {
-            fprintf(stderr, "pingpong: error: out of memory\n");
-            return 1;
-        }
-    }
-    /* Three parties: ping, pong and this thread, which resets the counters
-       before each run and checks them after it. */
+/* The lab protocol: ping and pong on threads of their own, reused for every run. Three parties meet at the
+   barriers: ping, pong and this thread, which resets the counters before each run and checks them after it. */
+static void run_lab(int total) {
     pthread_barrier_init(&start_barrier, NULL, 3);
     pthread_barrier_init(&end_barrier, NULL, 3);
     pthread_t ping, pong;
     if (pthread_create(&ping, NULL, ping_thread, NULL) != 0 || pthread_create(&pong, NULL, pong_thread, NULL) != 0) {
         fprintf(stderr, "pingpong: error: cannot create threads\n");
-        return 1;
+        exit(1);
     }
     for (int r = 0; r < total; r++) {
         s1 = 0;
@@ -415,6 +476,165 @@ int main(int argc, char **argv) {
     }
     pthread_join(ping, NULL);
     pthread_join(pong, NULL);
+}
+
+/* ---------------------------------------------------------------- post */
+
+static pthread_barrier_t ready_barrier;
+static pthread_t post_pong_thread;
+static int post_run_index;
+
+/* The listing's ping loop, on the main thread; returns its duration in ns. */
+static uint64_t post_ping(const uint64_t iterations) {
+    const uint64_t start = now_ns();
+    uint64_t value = s1;
+    while (s1 < iterations) {
+        while (s2 != value) {
+            /* busy spin */
+        }
+        value = __sync_add_and_fetch(&s1, 1);
+    }
+    return now_ns() - start;
+}
+
+/* The listing's pong loop; it ends once it has echoed the last value. */
+static void post_pong(const uint64_t iterations) {
+    uint64_t value = s2;
+    while (value < iterations) {
+        while (value == s1) {
+            /* busy spin */
+        }
+        value = __sync_add_and_fetch(&s2, 1);
+    }
+}
+
+/* post_pong with the injected fault: at skip_at, s2 jumps by two in one atomic add. */
+static void post_pong_skipping(const uint64_t iterations, const uint64_t skip_at) {
+    uint64_t value = s2;
+    while (value < iterations) {
+        while (value == s1) {
+            /* busy spin */
+        }
+        value = __sync_add_and_fetch(&s2, value == skip_at ? 2 : 1);
+    }
+}
+
+static void *post_pong_main(void *arg) {
+    const int skip = arg != NULL;
+    if (cfg.pinned) {
+        pin_self(cfg.pin[1]);
+    }
+    pthread_barrier_wait(&ready_barrier);
+    if (skip) {
+        post_pong_skipping(cfg.iterations, cfg.iterations / 2);
+    } else {
+        post_pong(cfg.iterations);
+    }
+    return NULL;
+}
+
+/* Blocked until the pong thread ends or --max-ms passes, so it costs the timed loop nothing. A healthy pong ends
+   only after it saw s1 reach N; if s1 is short of N the pong ran ahead and the ping (the main thread) will wait
+   forever for a value that never comes: the process ends here, one line, no number. */
+static void *post_watchdog(void *arg) {
+    (void)arg;
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += (time_t)(cfg.max_ms / 1000);
+    deadline.tv_nsec += (long)(cfg.max_ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    const int rc = pthread_timedjoin_np(post_pong_thread, NULL, &deadline);
+    const uint64_t v1 = s1, v2 = s2;
+    if (rc == ETIMEDOUT) {
+        if (v2 > v1 || v1 - v2 > 1) {
+            fprintf(stderr, "pingpong: CHECK FAILED: run %d: s1=%" PRIu64 ", s2=%" PRIu64 " after --max-ms=%" PRIu64
+                    ": the exchange is out of step\n", post_run_index, v1, v2, cfg.max_ms);
+            _exit(3);
+        }
+        fprintf(stderr, "pingpong: error: run %d did not finish within --max-ms=%" PRIu64 " (s1=%" PRIu64 " of %"
+                PRIu64 "): the post's loop has no deadline; --protocol=lab bounds a run\n", post_run_index,
+                cfg.max_ms, v1, cfg.iterations);
+        _exit(1);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "pingpong: error: cannot join the pong thread: %s\n", strerror(rc));
+        _exit(1);
+    }
+    if (v1 != cfg.iterations) {
+        fprintf(stderr, "pingpong: CHECK FAILED: run %d: the pong thread finished at s2=%" PRIu64 " while s1=%"
+                PRIu64 ": it echoed values that were never sent\n", post_run_index, v2, v1);
+        _exit(3);
+    }
+    return NULL;
+}
+
+/* The post protocol: the ping on this (the main) thread, a fresh pong thread per run. */
+static void run_post(int total) {
+    static int skip_marker;
+    if (cfg.pinned) {
+        pin_self(cfg.pin[0]);
+    }
+    pthread_barrier_init(&ready_barrier, NULL, 2);
+    for (int r = 0; r < total; r++) {
+        s1 = 0;
+        s2 = 0;
+        post_run_index = r;
+        __sync_synchronize();
+        pthread_t watchdog;
+        if (pthread_create(&post_pong_thread, NULL, post_pong_main,
+                           r == 0 && cfg.inject_skip ? &skip_marker : NULL) != 0) {
+            fprintf(stderr, "pingpong: error: cannot create threads\n");
+            exit(1);
+        }
+        pthread_barrier_wait(&ready_barrier);
+        if (pthread_create(&watchdog, NULL, post_watchdog, NULL) != 0) {
+            fprintf(stderr, "pingpong: error: cannot create threads\n");
+            exit(1);
+        }
+
+        results[r].duration = post_ping(cfg.iterations);   /* the timed region */
+
+        pthread_join(watchdog, NULL);
+        const uint64_t v1 = s1, v2 = s2;
+        results[r].exchanges = cfg.iterations;
+        results[r].nsamples = 0;
+        if (v1 != cfg.iterations || v2 != cfg.iterations) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "run %d: counters s1=%" PRIu64 ", s2=%" PRIu64 " after %" PRIu64
+                     " exchanges", r, v1, v2, cfg.iterations);
+            set_failure(msg);
+            return;
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+    parse_args(argc, argv);
+    const int total = cfg.warmup_runs + cfg.runs;
+    size_t cap = cfg.sample_every == 0 ? 0 : (size_t)(cfg.iterations / cfg.sample_every + 1);
+    if (cap > MAX_SAMPLES) {
+        cap = MAX_SAMPLES;
+    }
+    results = calloc((size_t)total, sizeof *results);
+    if (results == NULL) {
+        fprintf(stderr, "pingpong: error: out of memory\n");
+        return 1;
+    }
+    for (int r = 0; r < total; r++) {
+        results[r].samples = calloc(cap + 1, sizeof(uint64_t));
+        if (results[r].samples == NULL) {
+            fprintf(stderr, "pingpong: error: out of memory\n");
+            return 1;
+        }
+    }
+    if (cfg.post) {
+        run_post(total);
+    } else {
+        run_lab(total);
+    }
     if (failure[0] != '\0') {
         fprintf(stderr, "pingpong: CHECK FAILED: %s\n", failure);
         return 3;

@@ -1,15 +1,18 @@
 package mechsym.signalling;
 
 import java.util.List;
-import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import mechsym.common.Affinity;
 import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
 
@@ -28,35 +31,72 @@ import mechsym.common.Threads;
  *
  * <p>As in the post: the sender sets {@code sendValue = i} and signals
  * {@code sendCondition} under the lock, then waits under the lock on
- * {@code echoCondition} until {@code echoValue == i}; the echo thread waits on
- * {@code sendCondition} until {@code sendValue == i}, then sets
- * {@code echoValue = i} and signals {@code echoCondition}. ns/op is the post's
+ * {@code echoCondition} for the echo of {@code i}; the echo thread waits on
+ * {@code sendCondition} for {@code sendValue == i}, then sets
+ * {@code echoValue = i} and signals {@code echoCondition}. The lock, the
+ * conditions and both values are statics, as in the post. ns/op is the post's
  * definition, duration / (2 x iterations).
  *
- * <p>Changes from the post's code, all deliberate: the two threads are reused
- * for every run (warm-up runs first, marked {@code warmup=true}) and the clock
- * starts when they meet at a barrier, not before thread creation; the wait
- * loops are {@code while (value < i)} instead of {@code != i} and each side
- * then checks that it saw exactly {@code i}, so a lost, repeated or reordered
- * value is reported (exit 3, no number) instead of hanging; every
- * {@code --sample-every}-th round trip is timed on its own (percentiles, see
- * {@link RoundTrips}); the timer's own cost is reported; optional per-thread
- * pinning ({@code --pin=a,b}: sender on CPU a, echo on CPU b). No deadline is
- * needed: a waiting thread sleeps, so even two threads on one CPU make
- * progress on every signal.
+ * <p>Protocols ({@code --protocol}), by name:
+ * <ul>
+ *   <li>{@code post}: the listing's structure. Every run has two fresh
+ *       threads; the clock runs on the calling thread from starting them (echo
+ *       first, then sender) to having joined both, as the post's {@code main}
+ *       did; the wait loops are the post's {@code while (value != i) await()},
+ *       with nothing else in either loop. Every check runs after the timed
+ *       region: both threads ended their loops and both values end at
+ *       {@code iterations - 1}. Deliberate differences from the listing: the
+ *       threads are created, started (and pinned, when asked) before the clock
+ *       and wait at a latch that the clock's start opens, so thread creation
+ *       and {@code taskset} stay outside the timed region (the post's timing
+ *       included thread creation, some tens of microseconds in seconds);
+ *       several runs per JVM ({@code --runs}); {@code iterations} is an
+ *       argument, not a {@code static final int}; the join waits at most
+ *       {@code --max-ms}: with the post's loops a lost or extra value leaves
+ *       both threads asleep for good, so a run still going then is inspected
+ *       (exit 3 when the values show an echo out of step, else 1) instead of
+ *       hanging.</li>
+ *   <li>{@code lab} (the default): the two threads are reused for every run
+ *       (warm-up runs first, marked {@code warmup=true}) and the clock runs on
+ *       the sender from the moment both meet at a barrier; the wait loops are
+ *       {@code while (value < i)} and each side then checks that it saw
+ *       exactly {@code i} (a compare under the lock it already holds), so a
+ *       lost, repeated or reordered value is reported at once (exit 3, no
+ *       number); every {@code --sample-every}-th round trip is timed on its
+ *       own (percentiles, see {@link RoundTrips}); the timer's own cost is
+ *       reported. {@code --max-ms} bounds each run the same way.</li>
+ * </ul>
+ * Both protocols: optional per-thread pinning ({@code --pin=a,b}: sender on
+ * CPU a, echo on CPU b), done before the clock starts. No deadline is needed
+ * inside the loops: a waiting thread sleeps, so even two threads on one CPU
+ * make progress on every signal.
+ *
+ * <p>Fault injection, for the tests ({@code --inject=skip}): in the first run
+ * the echo thread runs a copy of its loop that, at the middle value {@code k},
+ * echoes {@code k + 1} instead (a value that was never sent). Under the lock
+ * there is no interleaving in which the sender reads anything but
+ * {@code k + 1}: {@code lab}'s sender sees it and fails its check at once;
+ * with {@code post}'s loops both threads wait for good, and at
+ * {@code --max-ms} the values show the echo ahead of the sender. Exit 3 and
+ * no number, every time. The measured loops never contain the injection.
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp build/mechsym.jar mechsym.signalling.LockedSignalling --iterations=1000000 --pin=0,1
+ *   java -cp build/mechsym.jar mechsym.signalling.LockedSignalling --protocol=post --iterations=1000000 \
+ *        --runs=1 --warmup-runs=0
  * </pre>
  * prints CSV (pinning, iteration, warmup, metric, value, unit): per run
  * {@code duration} (ns), {@code ns_per_op} (ns/op), {@code throughput}
- * (ops/s), {@code exchanges}, round-trip percentiles, and once
- * {@code timer_cost}. The post saw ~2 µs per op pinned on bare metal; on a
- * virtual machine a wake-up across vCPUs can cost tens of µs, and both threads
- * on one CPU ({@code --pin=0,0}) can then be the fastest placement.
+ * (ops/s), {@code exchanges}, round-trip percentiles ({@code lab} only), and
+ * once {@code timer_cost}. The post saw ~2 µs per op pinned on bare metal; on
+ * a virtual machine a wake-up across vCPUs can cost tens of µs, and both
+ * threads on one CPU ({@code --pin=0,0}) can then be the fastest placement.
  */
 public final class LockedSignalling {
+    public static final List<String> PROTOCOLS = VolatilePingPong.PROTOCOLS;
+    public static final List<String> INJECTS = VolatilePingPong.INJECTS;
+
     private static final ReentrantLock LOCK = new ReentrantLock();
     private static final Condition SEND_CONDITION = LOCK.newCondition();
     private static final Condition ECHO_CONDITION = LOCK.newCondition();
@@ -69,7 +109,12 @@ public final class LockedSignalling {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"iterations=1000000", "runs=5", "warmup-runs=1", "pin=", "sample-every=100"};
+        return new String[] {"protocol=lab", "iterations=1000000", "runs=5", "warmup-runs=1", "pin=",
+                             "sample-every=100", "max-ms=600000"};
+    }
+
+    public static String[] protocols() {
+        return PROTOCOLS.toArray(new String[0]);
     }
 
     public static void main(final String[] argv) {
@@ -77,25 +122,188 @@ public final class LockedSignalling {
     }
 
     private static void run(final Args args) throws Exception {
+        final String protocol = args.choice("protocol", "lab", PROTOCOLS);
+        final boolean post = protocol.equals("post");
         final long iterations = args.longValue("iterations", 1_000_000L, 1, Long.MAX_VALUE / 4);
         final int runs = args.intValue("runs", 5, 1, 1_000_000);
         final int warmupRuns = args.intValue("warmup-runs", 1, 0, 1_000_000);
         final int[] pin = args.cpuList("pin");
-        final long sampleEvery = args.longValue("sample-every", 100, 0, Long.MAX_VALUE / 4);
-        final String inject = args.choice("inject", "none", VolatilePingPong.INJECTS);
+        final long sampleEvery = args.longValue("sample-every", post ? 0 : 100, 0, Long.MAX_VALUE / 4);
+        final long maxMs = args.longValue("max-ms", 600_000L, 1, 86_400_000L);
+        final String inject = args.choice("inject", "none", INJECTS);
         args.finish();
-        VolatilePingPong.checkPin(pin);
+        Affinity.checkPin("pin", pin, 2, "sender thread, echo thread");
+        if (post) {
+            VolatilePingPong.requirePostArguments("spin", sampleEvery);
+        }
 
         final Csv csv = new Csv("pinning");
-        final List<String> extra = List.of(pin.length == 0 ? "none" : "thread");
-        final VolatilePingPong.Result[] results = measure(iterations, warmupRuns + runs, pin, sampleEvery,
-            inject.equals("skip") ? iterations / 2 : -1);
+        final List<String> extra = List.of(Affinity.pinning(pin));
+        final boolean skip = inject.equals("skip");
+        final VolatilePingPong.Result[] results = post
+            ? measurePost(iterations, warmupRuns + runs, pin, maxMs, skip)
+            : measure(iterations, warmupRuns + runs, pin, sampleEvery, maxMs, skip);
         for (int i = 0; i < results.length; i++) {
             results[i].emit(csv, extra, i, i < warmupRuns);
         }
         RoundTrips.emitTimer(csv, extra);
         csv.flush(System.out);
     }
+
+    // ------------------------------------------------------------------ post
+
+    /**
+     * {@code runs} runs of the listing's loops, two fresh threads each, timed on
+     * the calling thread from their start to their join. Throws
+     * {@link CheckFailed} when a run's values did not end at
+     * {@code iterations - 1} or the run stalled with the echo out of step.
+     */
+    public static VolatilePingPong.Result[] measurePost(final long iterations, final int runs, final int[] pin,
+                                                        final long maxMs, final boolean skip)
+            throws InterruptedException {
+        Affinity.checkPin("pin", pin, 2, "sender thread, echo thread");
+        final VolatilePingPong.Result[] results = new VolatilePingPong.Result[runs];
+        for (int r = 0; r < runs; r++) {
+            results[r] = postRun(r, iterations, pin, maxMs, skip && r == 0);
+        }
+        return results;
+    }
+
+    private static VolatilePingPong.Result postRun(final int run, final long iterations, final int[] pin,
+                                                   final long maxMs, final boolean skip) throws InterruptedException {
+        LOCK.lock();
+        try {
+            sendValue = -1L;
+            echoValue = -1L;
+        } finally {
+            LOCK.unlock();
+        }
+        final FirstFailure failure = new FirstFailure();
+        final CountDownLatch ready = new CountDownLatch(2);
+        final CountDownLatch go = new CountDownLatch(1);
+        final long skipAt = iterations / 2;
+        final Thread sendThread = Threads.worker("send", Affinity.cpuOf(pin, 0), failure, () -> {
+            ready.countDown();
+            go.await();
+            postSend(iterations);
+        }, ready::countDown);
+        final Thread echoThread = Threads.worker("echo", Affinity.cpuOf(pin, 1), failure, () -> {
+            ready.countDown();
+            go.await();
+            if (skip) {
+                postEchoSkipping(iterations, skipAt);
+            } else {
+                postEcho(iterations);
+            }
+        }, ready::countDown);
+        sendThread.setDaemon(true);
+        echoThread.setDaemon(true);
+        echoThread.start();
+        sendThread.start();
+        ready.await();
+        failure.rethrow("signalling thread");   // one could not be pinned
+
+        final long start = System.nanoTime();   // the timed region: start, run, join, as the post's main
+        go.countDown();
+        sendThread.join(maxMs);
+        final long left = maxMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        if (left > 0) {
+            echoThread.join(left);
+        }
+        final long duration = System.nanoTime() - start;
+
+        if (sendThread.isAlive() || echoThread.isAlive()) {
+            failure.rethrow("signalling thread");
+            final long sent;
+            final long echoed;
+            LOCK.lock();
+            try {
+                sent = sendValue;
+                echoed = echoValue;
+            } finally {
+                LOCK.unlock();
+            }
+            CheckFailed.require(echoed == sent || echoed == sent - 1, "run " + run + ": sent " + sent + ", echo was "
+                + echoed + " after --max-ms=" + maxMs + ": the exchange is out of step");
+            throw new IllegalStateException("run " + run + " did not finish within --max-ms=" + maxMs + " (sent " + sent
+                + " of " + iterations + ")");
+        }
+        failure.rethrow("signalling thread");
+        CheckFailed.require(sendValue == iterations - 1 && echoValue == iterations - 1, "run " + run + ": sendValue="
+            + sendValue + ", echoValue=" + echoValue + " after " + iterations + " exchanges");
+        final VolatilePingPong.Result result = new VolatilePingPong.Result(iterations, 0);
+        result.duration = duration;
+        result.exchanges = iterations;
+        return result;
+    }
+
+    /** The listing's sender loop. */
+    private static void postSend(final long iterations) throws InterruptedException {
+        for (long i = 0; i < iterations; i++) {
+            LOCK.lock();
+            try {
+                sendValue = i;
+                SEND_CONDITION.signal();
+            } finally {
+                LOCK.unlock();
+            }
+
+            LOCK.lock();
+            try {
+                while (echoValue != i) {
+                    ECHO_CONDITION.await();
+                }
+            } finally {
+                LOCK.unlock();
+            }
+        }
+    }
+
+    /** The listing's echo loop. */
+    private static void postEcho(final long iterations) throws InterruptedException {
+        for (long i = 0; i < iterations; i++) {
+            LOCK.lock();
+            try {
+                while (sendValue != i) {
+                    SEND_CONDITION.await();
+                }
+            } finally {
+                LOCK.unlock();
+            }
+
+            LOCK.lock();
+            try {
+                echoValue = i;
+                ECHO_CONDITION.signal();
+            } finally {
+                LOCK.unlock();
+            }
+        }
+    }
+
+    /** {@link #postEcho} with the injected fault: at {@code skipAt} it echoes {@code skipAt + 1}. */
+    private static void postEchoSkipping(final long iterations, final long skipAt) throws InterruptedException {
+        for (long i = 0; i < iterations; i++) {
+            LOCK.lock();
+            try {
+                while (sendValue != i) {
+                    SEND_CONDITION.await();
+                }
+            } finally {
+                LOCK.unlock();
+            }
+
+            LOCK.lock();
+            try {
+                echoValue = i == skipAt ? i + 1 : i;
+                ECHO_CONDITION.signal();
+            } finally {
+                LOCK.unlock();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------- lab
 
     /**
      * {@code runs} runs of {@code iterations} exchanges on the same two threads.
@@ -104,17 +312,17 @@ public final class LockedSignalling {
      */
     public static VolatilePingPong.Result[] measure(final long iterations, final int runs, final int[] pin,
                                                     final long sampleEvery) throws InterruptedException {
-        return measure(iterations, runs, pin, sampleEvery, -1);
+        return measure(iterations, runs, pin, sampleEvery, 600_000L, false);
     }
 
-    /** As above; with {@code skipAt >= 0} the echo thread of the first run echoes a wrong value once (for the tests). */
+    /** As above; with {@code skip} the echo thread of the first run echoes a wrong value once (for the tests). */
     public static VolatilePingPong.Result[] measure(final long iterations, final int runs, final int[] pin,
-                                                    final long sampleEvery, final long skipAt)
+                                                    final long sampleEvery, final long maxMs, final boolean skip)
             throws InterruptedException {
         if (iterations < 1) {
             throw new BadArgument("--iterations=" + iterations + ": must be at least 1");
         }
-        VolatilePingPong.checkPin(pin);
+        Affinity.checkPin("pin", pin, 2, "sender thread, echo thread");
         final VolatilePingPong.Result[] results = new VolatilePingPong.Result[runs];
         for (int r = 0; r < runs; r++) {
             results[r] = new VolatilePingPong.Result(iterations, sampleEvery);
@@ -125,45 +333,49 @@ public final class LockedSignalling {
             echoValue = -1L;
         });
         final CyclicBarrier end = new CyclicBarrier(2);
-        final Throwable[] failure = new Throwable[1];
+        final FirstFailure failure = new FirstFailure();
+        final Runnable release = () -> {
+            start.reset();
+            end.reset();
+        };
+        final long skipAt = iterations / 2;
 
-        final Thread sender = new Thread(() -> {
-            try {
-                if (pin.length == 2) {
-                    VolatilePingPong.pin(pin[0]);
+        final Thread sender = Threads.worker("send", Affinity.cpuOf(pin, 0), failure, () -> {
+            for (int r = 0; r < runs; r++) {
+                start.await();
+                final String b = send(results[r], sampleEvery);
+                if (b != null && bad[0] == null) {
+                    bad[0] = "run " + r + ": " + b;
                 }
-                for (int r = 0; r < runs; r++) {
-                    start.await();
-                    final String b = send(results[r], sampleEvery);
-                    if (b != null && bad[0] == null) {
-                        bad[0] = "run " + r + ": " + b;
-                    }
-                    end.await();
-                }
-            } catch (InterruptedException | BrokenBarrierException | RuntimeException e) {
-                fail(failure, e, start, end);
+                end.await();
             }
-        }, "send");
-        final Thread echo = new Thread(() -> {
-            try {
-                if (pin.length == 2) {
-                    VolatilePingPong.pin(pin[1]);
+        }, release);
+        final Thread echo = Threads.worker("echo", Affinity.cpuOf(pin, 1), failure, () -> {
+            for (int r = 0; r < runs; r++) {
+                start.await();
+                final String b = skip && r == 0 ? echoSkipping(iterations, skipAt) : echo(iterations);
+                if (b != null && bad[1] == null) {
+                    bad[1] = "run " + r + ": " + b;
                 }
-                for (int r = 0; r < runs; r++) {
-                    start.await();
-                    final String b = echo(iterations, r == 0 ? skipAt : -1);
-                    if (b != null && bad[1] == null) {
-                        bad[1] = "run " + r + ": " + b;
-                    }
-                    end.await();
-                }
-            } catch (InterruptedException | BrokenBarrierException | RuntimeException e) {
-                fail(failure, e, start, end);
+                end.await();
             }
-        }, "echo");
+        }, release);
         sender.setDaemon(true);
         echo.setDaemon(true);
-        Threads.startJoinRethrow(failure, "signalling thread", sender, echo);
+        sender.start();
+        echo.start();
+        final long limitMs = maxMs > Long.MAX_VALUE / runs ? Long.MAX_VALUE : maxMs * runs;
+        final long begin = System.nanoTime();
+        sender.join(limitMs);
+        final long left = limitMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin);
+        if (left > 0) {
+            echo.join(left);
+        }
+        if (sender.isAlive() || echo.isAlive()) {
+            failure.rethrow("signalling thread");
+            throw new IllegalStateException(runs + " runs did not finish within " + runs + " x --max-ms=" + maxMs);
+        }
+        failure.rethrow("signalling thread");
         CheckFailed.require(bad[0] == null, "sender: " + bad[0]);
         CheckFailed.require(bad[1] == null, "echo: " + bad[1]);
         for (int r = 0; r < runs; r++) {
@@ -178,17 +390,7 @@ public final class LockedSignalling {
         return measure(iterations, 1, new int[0], 0)[0].nsPerOp();
     }
 
-    private static void fail(final Throwable[] failure, final Throwable e, final CyclicBarrier a, final CyclicBarrier b) {
-        synchronized (failure) {
-            if (failure[0] == null) {
-                failure[0] = e;
-            }
-        }
-        a.reset();
-        b.reset();
-    }
-
-    /** The sending side of one run; returns a description of an ordering fault, or null. */
+    /** The sending side of one lab run; returns a description of an ordering fault, or null. */
     private static String send(final VolatilePingPong.Result result, final long sampleEvery)
             throws InterruptedException {
         final long iterations = result.iterations;
@@ -246,8 +448,8 @@ public final class LockedSignalling {
         return bad;
     }
 
-    /** The echo side of one run; returns a description of an ordering fault, or null. */
-    private static String echo(final long iterations, final long skipAt) throws InterruptedException {
+    /** The echo side of one lab run; returns a description of an ordering fault, or null. */
+    private static String echo(final long iterations) throws InterruptedException {
         for (long i = 0; i < iterations; i++) {
             LOCK.lock();
             try {
@@ -255,10 +457,7 @@ public final class LockedSignalling {
                     SEND_CONDITION.await();
                 }
                 if (sendValue != i) {
-                    final long received = sendValue;
-                    echoValue = Long.MAX_VALUE;   // releases the sender
-                    ECHO_CONDITION.signal();
-                    return "expected " + i + ", received " + received;
+                    return outOfStep(i);
                 }
             } finally {
                 LOCK.unlock();
@@ -266,12 +465,46 @@ public final class LockedSignalling {
 
             LOCK.lock();
             try {
-                echoValue = i == skipAt ? i + 1 : i;   // i + 1 only for the injected fault
+                echoValue = i;
                 ECHO_CONDITION.signal();
             } finally {
                 LOCK.unlock();
             }
         }
         return null;
+    }
+
+    /** {@link #echo} with the injected fault: at {@code skipAt} it echoes {@code skipAt + 1}. */
+    private static String echoSkipping(final long iterations, final long skipAt) throws InterruptedException {
+        for (long i = 0; i < iterations; i++) {
+            LOCK.lock();
+            try {
+                while (sendValue < i) {
+                    SEND_CONDITION.await();
+                }
+                if (sendValue != i) {
+                    return outOfStep(i);
+                }
+            } finally {
+                LOCK.unlock();
+            }
+
+            LOCK.lock();
+            try {
+                echoValue = i == skipAt ? i + 1 : i;
+                ECHO_CONDITION.signal();
+            } finally {
+                LOCK.unlock();
+            }
+        }
+        return null;
+    }
+
+    /** Called under the lock when the sender's value is not the one expected; releases the sender. */
+    private static String outOfStep(final long expected) {
+        final long received = sendValue;
+        echoValue = Long.MAX_VALUE;
+        ECHO_CONDITION.signal();
+        return "expected " + expected + ", received " + received;
     }
 }
