@@ -10,6 +10,7 @@ from mechsym.jdk import discover
 
 KERNEL = "mechsym.io.SequentialIo"
 METHODS = ["random-access-file", "buffered-stream", "channel-heap", "channel-direct", "mapped"]
+POST_METHODS = ["random-access-file", "buffered-stream", "channel-heap", "mapped"]  # the post's cases, its order
 SIZE = 1 << 20  # 1 MiB; with --window=64 KiB the mapped method re-maps 16 times a phase
 
 
@@ -37,6 +38,41 @@ def test_every_method_writes_and_reads_back(tmp_path, method, sync):
     assert not f.exists(), "the kernel deletes the file it created"
 
 
+@pytest.mark.parametrize("method", POST_METHODS + ["all"])
+@pytest.mark.parametrize("sync", ["false", "true"])
+def test_post_protocol_writes_and_reads_back(tmp_path, method, sync):
+    f = tmp_path / "post.dat"
+    df = run_kernel("--protocol=post", f"--method={method}", f"--file={f}", f"--size={SIZE + 4096}", "--passes=2",
+                    "--window=65536", f"--sync={sync}")
+    methods = POST_METHODS if method == "all" else [method]
+    assert list(dict.fromkeys(df["method"])) == methods
+    assert set(df["metric"]) == {"write_duration", "write_throughput", "read_duration", "read_throughput"}
+    for m in methods:
+        mine = df[df["method"] == m]
+        assert len(mine) == 8 and mine[mine["iteration"] == 0]["warmup"].all()
+    assert (df["value"] > 0).all()
+    assert not f.exists(), "the kernel deletes the file it created"
+
+
+def test_post_protocol_maps_the_whole_file_by_default(tmp_path):
+    # the post's window is Integer.MAX_VALUE, not a page multiple: refused only when given
+    df = run_kernel("--protocol=post", "--method=mapped", f"--file={tmp_path / 'w.dat'}", "--size=65536",
+                    "--passes=1")
+    assert len(df) == 4
+
+
+@pytest.mark.parametrize("protocol", ["lab", "post"])
+@pytest.mark.parametrize("method", POST_METHODS)
+def test_injected_corruption_always_fails_the_check(tmp_path, protocol, method):
+    for n in range(3):
+        f = tmp_path / f"c{n}.dat"
+        r = java_kernel(KERNEL, f"--protocol={protocol}", f"--method={method}", f"--file={f}", "--size=65536",
+                        "--passes=2", "--inject=corrupt")
+        assert r.returncode == 3, r.stderr
+        assert r.stdout == "" and len(r.stderr.strip().splitlines()) == 1 and "checksum read" in r.stderr
+        assert not f.exists()
+
+
 def test_every_jdk_runs_the_kernel(tmp_path):
     for jdk in discover():
         df = run_kernel("--method=mapped", f"--file={tmp_path / f'j{jdk.feature}.dat'}", "--size=65536", "--passes=1",
@@ -51,13 +87,13 @@ def test_reuses_an_existing_file_without_deleting_it(tmp_path):
     assert f.exists() and f.stat().st_size == 65536
 
 
-def _interactive(tmp_path, tamper, method="random-access-file", passes=2):
+def _interactive(tmp_path, tamper, method="random-access-file", passes=2, protocol="lab"):
     """Run with --evict=ask; call tamper(path, phase, pass) at each request; return (rc, stderr, requests)."""
     f = tmp_path / "t.dat"
     f.write_bytes(bytes(65536))
     java = discover()[0].java
-    p = subprocess.Popen([java, "-cp", classpath(), KERNEL, f"--method={method}", f"--file={f}", "--size=65536",
-                          f"--passes={passes}", "--evict=ask", "--preallocate=false"],
+    p = subprocess.Popen([java, "-cp", classpath(), KERNEL, f"--protocol={protocol}", f"--method={method}",
+                          f"--file={f}", "--size=65536", f"--passes={passes}", "--evict=ask", "--preallocate=false"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     requests, err = [], []
     for line in p.stderr:
@@ -78,21 +114,23 @@ def _interactive(tmp_path, tamper, method="random-access-file", passes=2):
     return p.returncode, "".join(err), requests, out
 
 
-def test_evict_ask_waits_before_every_phase(tmp_path):
-    rc, err, requests, out = _interactive(tmp_path, lambda f, phase, n: None, passes=3)
+@pytest.mark.parametrize("protocol, method", [("lab", "random-access-file"), ("post", "random-access-file"),
+                                              ("post", "mapped")])
+def test_evict_ask_waits_before_every_phase(tmp_path, protocol, method):
+    rc, err, requests, out = _interactive(tmp_path, lambda f, phase, n: None, method, passes=3, protocol=protocol)
     assert rc == 0, err
     assert requests == [(ph, n) for n in range(3) for ph in ("write", "read")]
     assert out.startswith("method,sync,evict,size_bytes,iteration,warmup,metric,value,unit")
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_corrupted_file_fails_the_check_and_prints_nothing(tmp_path, method):
+@pytest.mark.parametrize("protocol, method", [("lab", m) for m in METHODS] + [("post", m) for m in POST_METHODS])
+def test_corrupted_file_fails_the_check_and_prints_nothing(tmp_path, protocol, method):
     def corrupt(f, phase, n):
         if phase == "read" and n == 1:
             with open(f, "r+b") as h:
                 h.seek(8192)
                 h.write(b"\x7f" * 100)
-    rc, err, _, out = _interactive(tmp_path, corrupt, method)
+    rc, err, _, out = _interactive(tmp_path, corrupt, method, protocol=protocol)
     assert rc == 3, err
     assert "CHECK FAILED" in err and "checksum read" in err
     assert out == ""
@@ -137,6 +175,7 @@ def test_in_process_write_and_read_through_jpype(tmp_path):
         assert written == k.expectedChecksum(32768, 5)
         assert k.read(method, path, 32768, 8192) == written
     assert set(str(m) for m in k.methods()) == set(METHODS)
+    assert dict(item.split("=", 1) for item in map(str, k.defaults()))["protocol"] == "lab"
 
 
 @pytest.mark.parametrize("args, message", [
@@ -152,6 +191,9 @@ def test_in_process_write_and_read_through_jpype(tmp_path):
     (["--sync=yes"], "--sync=yes: allowed values are false, true"),
     (["--evict=always"], "--evict=always: allowed values are none, ask"),
     (["--colour=red"], "--colour: unknown argument"),
+    (["--protocol=fast"], "--protocol=fast: allowed values are lab, post"),
+    (["--protocol=post", "--method=channel-direct"], "--method=channel-direct: not one of the post's cases"),
+    (["--inject=truncate"], "--inject=truncate: allowed values are none, corrupt"),
     (["--size=1099511627776"], "bytes free in"),
 ])
 def test_bad_arguments_exit_2_with_one_line(tmp_path, args, message):

@@ -54,6 +54,10 @@ import mechsym.common.Kernels;
  *       {@code --window} bytes (default 2 GiB - 4 KiB), re-mapped when one is
  *       used up, one {@code put}/{@code get} per byte (the post's
  *       "MemoryMappedFile").</li>
+ *   <li>{@code all}: the post's four cases (all but {@code channel-direct}),
+ *       one after the other in the post's order, in one JVM, as the post ran
+ *       them: each case then inherits the JIT's and the page cache's state
+ *       from the one before.</li>
  * </ul>
  *
  * <p>Each pass writes the whole file, then reads it back; the timed region of
@@ -61,7 +65,34 @@ import mechsym.common.Kernels;
  * {@code --passes} passes (5, as the post) in one JVM, so that warm-up shows;
  * the first {@code --warmup-passes} are reported with {@code warmup=true}.
  *
- * <p>Changes from the post's code, all deliberate:
+ * <p>Protocols ({@code --protocol}), by name:
+ * <ul>
+ *   <li>{@code post}: the listing's code shape and data, written anew in
+ *       {@link PostCases}, whose comment names every difference from the
+ *       listing. In short: the post's abstract test case and one anonymous
+ *       subclass per means of IO, loops over a {@code static final} file size
+ *       that write {@code (byte) i} and sum every byte, the read checksum
+ *       compared with the written one inside the timed call, buffered-stream
+ *       writes that truncate the file, read channels opened {@code "rw"},
+ *       mappings of up to {@code Integer.MAX_VALUE} bytes left to the garbage
+ *       collector, and (with {@code --preallocate=true}) a pre-allocated file
+ *       that is not synced. After the timed region: the written checksum must
+ *       be the pattern's and the file must still have its size. The data is
+ *       the same every pass, so this protocol cannot tell a stale read from a
+ *       fresh one; {@code lab} can.</li>
+ *   <li>{@code lab} (the default): the lab's own version, with the changes
+ *       listed below. Measured beside the listing, its write loops are
+ *       slower (one more compare and add per byte for the pattern: about
+ *       0.6-0.8x the listing's {@code RandomAccessFile} write), and its
+ *       mapped phases include the unmapping.</li>
+ * </ul>
+ *
+ * <p>Fault injection, for the tests ({@code --inject=corrupt}): after pass
+ * 0's write (untimed) one byte in the middle of the file is changed to
+ * another value; the sum of the bytes then always differs, so the read check
+ * fails (exit 3, no number), in either protocol, every time.
+ *
+ * <p>The {@code lab} protocol's changes from the post's code, all deliberate:
  * <ul>
  *   <li>The data: byte {@code i} of the file is {@code (byte)((i & 0x7F) + salt)},
  *       where {@code salt} is a hash of the page number and a per-pass seed
@@ -81,32 +112,36 @@ import mechsym.common.Kernels;
  *       {@code sun.misc.Unsafe.invokeCleaner}, inside the timed region)
  *       instead of leaving that to the garbage collector: a page still mapped
  *       cannot be evicted from the page cache between passes.</li>
- *   <li>{@code --sync=true} makes every write phase end with the data on the
+ *   <li>(Both protocols.) {@code --sync=true} makes every write phase end with the data on the
  *       device ({@code force}/{@code fsync} inside the timed region), like
  *       {@code dd conv=fdatasync}: this is how the bench reproduces the post's
  *       "file larger than memory" regime, where dirty-page writeback throttled
  *       the writer to the device's speed, without writing a file larger than
  *       RAM.</li>
- *   <li>{@code --evict=ask}: before every timed phase the kernel closes
+ *   <li>(Both protocols.) {@code --evict=ask}: before every timed phase the kernel closes
  *       everything, prints {@code seqio: evict before <phase> pass <n>} on
  *       stderr and waits for one line on stdin. The Python driver
  *       ({@code mechsym.experiments.seqio}) then syncs the file and drops its
  *       pages from the page cache ({@code posix_fadvise(DONTNEED)}), so the
  *       phase starts with a cold cache; eviction is never in the timed
  *       region. {@code --evict=none} (the default) never waits.</li>
- *   <li>{@code System.nanoTime} instead of {@code currentTimeMillis}.</li>
+ *   <li>(Both protocols.) {@code System.nanoTime} instead of
+ *       {@code currentTimeMillis}.</li>
  * </ul>
  *
  * <p>The file: {@code --file} must not exist unless {@code --preallocate=false}
  * (then it must exist with exactly {@code --size} bytes). With
  * {@code --preallocate=true} the kernel creates it by writing zero pages
- * (untimed, synced, as the post's {@code preallocateTestFile}) and deletes it
+ * (untimed, as the post's {@code preallocateTestFile}; synced in the lab
+ * protocol, left to writeback in the post's) and deletes it
  * when it finishes, whatever happens; it never deletes a file it did not
  * create, and it writes nothing but that file.
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp build/mechsym.jar mechsym.io.SequentialIo --method=channel-heap \
+ *        --file=/tmp/seqio.dat --size=409600000 --passes=5
+ *   java -cp build/mechsym.jar mechsym.io.SequentialIo --protocol=post --method=all \
  *        --file=/tmp/seqio.dat --size=409600000 --passes=5
  * </pre>
  * prints CSV (method, sync, evict, size_bytes, iteration, warmup, metric,
@@ -125,6 +160,12 @@ public final class SequentialIo {
     public static final long MAX_WINDOW = (Integer.MAX_VALUE / PAGE_SIZE) * (long) PAGE_SIZE;
     public static final List<String> METHODS =
         List.of("random-access-file", "buffered-stream", "channel-heap", "channel-direct", "mapped");
+    /** {@code --method} also takes "all": the post's four cases in the post's order, in one JVM. */
+    public static final List<String> METHOD_CHOICES =
+        List.of("random-access-file", "buffered-stream", "channel-heap", "channel-direct", "mapped", "all");
+    public static final List<String> PROTOCOLS = List.of("lab", "post");
+    /** Fault injection for the tests: {@code corrupt} changes one byte of the file after pass 0's write. */
+    public static final List<String> INJECTS = List.of("none", "corrupt");
     public static final List<String> EVICTS = List.of("none", "ask");
     public static final List<String> BOOLEANS = List.of("false", "true");
     private static final int[] PAGE_SUMS = pageSums();
@@ -134,7 +175,8 @@ public final class SequentialIo {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"method=random-access-file", "size=409600000", "passes=5", "warmup-passes=1",
+        return new String[] {"protocol=lab", "method=random-access-file", "size=409600000", "passes=5",
+                             "warmup-passes=1",
                              "sync=false", "evict=none", "window=" + MAX_WINDOW, "preallocate=true", "seed=1"};
     }
 
@@ -147,24 +189,32 @@ public final class SequentialIo {
     }
 
     private static void run(final Args args) throws Exception {
-        final String method = args.choice("method", "random-access-file", METHODS);
+        final String protocol = args.choice("protocol", "lab", PROTOCOLS);
+        final boolean post = protocol.equals("post");
+        final String method = args.choice("method", "random-access-file", METHOD_CHOICES);
         final String fileArg = args.string("file", null);
         final long size = args.longValue("size", 409_600_000L, PAGE_SIZE, Long.MAX_VALUE / 2);
         final int passes = args.intValue("passes", 5, 1, 1000);
         final int warmupPasses = args.intValue("warmup-passes", 1, 0, 1000);
         final boolean sync = Boolean.parseBoolean(args.choice("sync", "false", BOOLEANS));
         final String evict = args.choice("evict", "none", EVICTS);
-        final long window = args.longValue("window", MAX_WINDOW, PAGE_SIZE, MAX_WINDOW);
+        final boolean windowGiven = args.has("window");
+        final long window = args.longValue("window", post ? Integer.MAX_VALUE : MAX_WINDOW, PAGE_SIZE, MAX_WINDOW);
         final boolean preallocate = Boolean.parseBoolean(args.choice("preallocate", "true", BOOLEANS));
         final long seed = args.longValue("seed", 1, 0, Integer.MAX_VALUE);
+        final boolean corrupt = args.choice("inject", "none", INJECTS).equals("corrupt");
         args.finish();
+        if (post && !method.equals("all") && !PostCases.ORDER.contains(method)) {
+            throw new BadArgument("--method=" + method + ": not one of the post's cases; with --protocol=post allowed "
+                + "values are " + String.join(", ", PostCases.ORDER) + ", all");
+        }
         if (fileArg == null || fileArg.isEmpty()) {
             throw new BadArgument("--file: required (the scratch file to write and read, e.g. --file=/tmp/seqio.dat)");
         }
         if (size % PAGE_SIZE != 0) {
             throw new BadArgument("--size=" + size + ": must be a multiple of the page size " + PAGE_SIZE);
         }
-        if (window % PAGE_SIZE != 0) {
+        if (windowGiven && window % PAGE_SIZE != 0) {
             throw new BadArgument("--window=" + window + ": must be a multiple of the page size " + PAGE_SIZE);
         }
         final Path file = Path.of(fileArg).toAbsolutePath();
@@ -191,7 +241,7 @@ public final class SequentialIo {
 
         final BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         final Csv csv = new Csv("method", "sync", "evict", "size_bytes");
-        final List<String> extra = List.of(method, Boolean.toString(sync), evict, Long.toString(size));
+        final Phases phases = new Phases(file, size, passes, warmupPasses, sync, evict, stdin, csv, corrupt);
         boolean created = false;
         try {
             if (preallocate) {
@@ -204,41 +254,14 @@ public final class SequentialIo {
                         System.err.println("SequentialIo: could not delete " + file + ": " + e.getMessage());
                     }
                 }, "seqio-cleanup"));
-                preallocate(file, size);
+                preallocate(file, size, !post);
             }
-            long previous = Long.MIN_VALUE;
-            long passSeed = seed;
-            for (int pass = 0; pass < passes; pass++) {
-                // A pass whose expected checksum equals the previous pass's could
-                // not tell stale data from fresh: move the seed on until it differs.
-                while (expectedChecksum(size, passSeed) == previous) {
-                    passSeed++;
+            if (post) {
+                runPost(phases, method, window);
+            } else {
+                for (final String m : method.equals("all") ? PostCases.ORDER : List.of(method)) {
+                    runLab(phases, m, seed, window);
                 }
-                final int expected = expectedChecksum(size, passSeed);
-                previous = expected;
-
-                awaitEviction(evict, stdin, "write", pass);
-                System.gc();
-                long start = System.nanoTime();
-                final int written = write(method, file, size, passSeed, window, sync);
-                final long writeNs = System.nanoTime() - start;
-                CheckFailed.require(written == expected, method + " pass " + pass + ": checksum written " + written
-                    + " differs from the pattern's " + expected);
-
-                awaitEviction(evict, stdin, "read", pass);
-                System.gc();
-                start = System.nanoTime();
-                final int read = read(method, file, size, window);
-                final long readNs = System.nanoTime() - start;
-                CheckFailed.require(read == expected, method + " pass " + pass + ": checksum read " + read
-                    + " differs from the one written " + expected);
-
-                final boolean warm = pass < warmupPasses;
-                csv.row(extra, pass, warm, "write_duration", writeNs, "ns");
-                csv.row(extra, pass, warm, "write_throughput", size * 1e3 / writeNs, "MB/s");
-                csv.row(extra, pass, warm, "read_duration", readNs, "ns");
-                csv.row(extra, pass, warm, "read_throughput", size * 1e3 / readNs, "MB/s");
-                passSeed++;
             }
         } finally {
             if (created) {
@@ -246,6 +269,124 @@ public final class SequentialIo {
             }
         }
         csv.flush(System.out);
+    }
+
+    /** What every pass of either protocol shares: the file, the passes, the regime, the output. */
+    private static final class Phases {
+        final Path file;
+        final long size;
+        final int passes;
+        final int warmupPasses;
+        final boolean sync;
+        final String evict;
+        final BufferedReader stdin;
+        final Csv csv;
+        final boolean corrupt;
+
+        Phases(final Path file, final long size, final int passes, final int warmupPasses, final boolean sync,
+               final String evict, final BufferedReader stdin, final Csv csv, final boolean corrupt) {
+            this.file = file;
+            this.size = size;
+            this.passes = passes;
+            this.warmupPasses = warmupPasses;
+            this.sync = sync;
+            this.evict = evict;
+            this.stdin = stdin;
+            this.csv = csv;
+            this.corrupt = corrupt;
+        }
+
+        /** The injected fault (untimed, after pass 0's write): one byte of the file made different. */
+        void afterWrite(final int pass) throws IOException {
+            if (corrupt && pass == 0) {
+                corruptOneByte(file, size);
+            }
+        }
+
+        void rows(final String method, final int pass, final long writeNs, final long readNs) {
+            final List<String> extra = List.of(method, Boolean.toString(sync), evict, Long.toString(size));
+            final boolean warm = pass < warmupPasses;
+            csv.row(extra, pass, warm, "write_duration", writeNs, "ns");
+            csv.row(extra, pass, warm, "write_throughput", size * 1e3 / writeNs, "MB/s");
+            csv.row(extra, pass, warm, "read_duration", readNs, "ns");
+            csv.row(extra, pass, warm, "read_throughput", size * 1e3 / readNs, "MB/s");
+        }
+    }
+
+    /** The lab protocol for one method: every pass writes a pattern of its own, checked after each timed phase. */
+    private static void runLab(final Phases ph, final String method, final long seed, final long window)
+            throws IOException {
+        long previous = Long.MIN_VALUE;
+        long passSeed = seed;
+        for (int pass = 0; pass < ph.passes; pass++) {
+            // A pass whose expected checksum equals the previous pass's could
+            // not tell stale data from fresh: move the seed on until it differs.
+            while (expectedChecksum(ph.size, passSeed) == previous) {
+                passSeed++;
+            }
+            final int expected = expectedChecksum(ph.size, passSeed);
+            previous = expected;
+
+            awaitEviction(ph.evict, ph.stdin, "write", pass);
+            System.gc();
+            long start = System.nanoTime();
+            final int written = write(method, ph.file, ph.size, passSeed, window, ph.sync);
+            final long writeNs = System.nanoTime() - start;
+            CheckFailed.require(written == expected, method + " pass " + pass + ": checksum written " + written
+                + " differs from the pattern's " + expected);
+            ph.afterWrite(pass);
+
+            awaitEviction(ph.evict, ph.stdin, "read", pass);
+            System.gc();
+            start = System.nanoTime();
+            final int read = read(method, ph.file, ph.size, window);
+            final long readNs = System.nanoTime() - start;
+            CheckFailed.require(read == expected, method + " pass " + pass + ": checksum read " + read
+                + " differs from the one written " + expected);
+
+            ph.rows(method, pass, writeNs, readNs);
+            passSeed++;
+        }
+    }
+
+    /**
+     * The post protocol ({@link PostCases}): the listing's cases, in its order when {@code method} is "all",
+     * five passes each in one JVM; each case's {@code test} is the timed region.
+     */
+    private static void runPost(final Phases ph, final String method, final long window) throws IOException {
+        PostCases.configure(ph.size);
+        final int expected = PostCases.expectedChecksum(ph.size);
+        final String fileName = ph.file.toString();
+        for (final PostCases.Case c : PostCases.cases(method, ph.sync, window, ph.evict.equals("ask"))) {
+            for (int pass = 0; pass < ph.passes; pass++) {
+                awaitEviction(ph.evict, ph.stdin, "write", pass);
+                System.gc();
+                final long writeNs = c.test(PostCases.Case.Type.WRITE, fileName);
+                c.unmapKept();
+                CheckFailed.require(c.writtenChecksum() == expected, c.getName() + " pass " + pass
+                    + ": checksum written " + c.writtenChecksum() + " differs from the pattern's " + expected);
+                ph.afterWrite(pass);
+
+                awaitEviction(ph.evict, ph.stdin, "read", pass);
+                System.gc();
+                final long readNs = c.test(PostCases.Case.Type.READ, fileName);   // checks read == written, as the post
+                c.unmapKept();
+                requireSize(Files.size(ph.file), ph.size);
+
+                ph.rows(c.getName(), pass, writeNs, readNs);
+            }
+        }
+    }
+
+    /** Makes one byte in the middle of the file different from what was written, so every checksum must differ. */
+    static void corruptOneByte(final Path file, final long size) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            final long at = size / 2 + 123;
+            f.seek(at);
+            final int b = f.read();
+            f.seek(at);
+            f.write((b + 1) & 0xFF);
+        }
     }
 
     /** Waits for the driver to evict the file's pages (see class comment). */
@@ -262,14 +403,19 @@ public final class SequentialIo {
         }
     }
 
-    /** Zero pages, as the post's preallocateTestFile, then synced so the blocks exist on the device. */
-    static void preallocate(final Path file, final long size) throws IOException {
+    /**
+     * Zero pages, as the post's preallocateTestFile; with {@code sync} (the lab) then synced so the blocks exist on
+     * the device, without it (the post) left to the kernel's writeback, as the post did.
+     */
+    static void preallocate(final Path file, final long size, final boolean sync) throws IOException {
         final byte[] blank = new byte[PAGE_SIZE];
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
             for (long i = 0; i < size; i += PAGE_SIZE) {
                 f.write(blank, 0, PAGE_SIZE);
             }
-            f.getFD().sync();
+            if (sync) {
+                f.getFD().sync();
+            }
         }
     }
 
@@ -278,11 +424,6 @@ public final class SequentialIo {
     /** The per-page salt: a hash of the page number and the pass's seed, 0..255. */
     static int salt(final long page, final long seed) {
         return (int) (((page + 1) * 0x9E3779B97F4A7C15L + seed * 0xC2B2AE3D27D4EB4FL) >>> 56);
-    }
-
-    /** Byte {@code i} of the file for {@code seed}. */
-    static byte patternByte(final long i, final long seed) {
-        return (byte) ((i & 0x7F) + salt(i >>> PAGE_SHIFT, seed));
     }
 
     private static int[] pageSums() {
@@ -528,6 +669,11 @@ public final class SequentialIo {
         if (force) {
             buffer.force();
         }
+        unmap(buffer);
+    }
+
+    /** Unmaps a window now (it must not be used again); falls back to the GC when Unsafe is not there. */
+    static void unmap(final MappedByteBuffer buffer) {
         if (UNSAFE != null) {
             try {
                 UNSAFE.getClass().getMethod("invokeCleaner", ByteBuffer.class).invoke(UNSAFE, buffer);
