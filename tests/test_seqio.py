@@ -130,9 +130,21 @@ def test_dd_failure_is_a_kernel_error(scratch):
 
 # ---------------------------------------------------------------- cells
 
-def test_python_methods_are_the_kernels():
-    assert seqio.KERNEL_METHODS == [str(m) for m in bridge.kernel(seqio.KERNEL).methods()]
+def test_python_methods_and_protocols_are_the_kernels():
+    k = bridge.kernel(seqio.KERNEL)
+    assert seqio.KERNEL_METHODS == [str(m) for m in k.methods()]
     assert set(seqio.METHODS) == set(seqio.KERNEL_METHODS) | {"buffered-stream-biased"}
+    assert sorted(seqio.PROTOCOLS) == sorted(str(p) for p in k.PROTOCOLS)
+    r = mechsym_kernel("--method=nio")  # the kernel's own list of what --method takes, "all" among them
+    assert seqio.ALL in r and all(m in r for m in seqio.KERNEL_METHODS)
+
+
+def mechsym_kernel(*args) -> str:
+    from conftest import java_kernel
+
+    r = java_kernel(seqio.KERNEL, *args, "--file=/nonexistent/dir/x.dat")
+    assert r.returncode == 2
+    return r.stderr
 
 
 def test_cells_cover_methods_regimes_and_dd(monkeypatch):
@@ -143,7 +155,10 @@ def test_cells_cover_methods_regimes_and_dd(monkeypatch):
     cells = seqio.cells("standard", read_topology(), list(discover()))
     assert {c.labels["regime"] for c in cells} == {"page-cache", "evicted"}
     java = [c for c in cells if c.kernel == seqio.KERNEL]
-    assert {c.variant for c in java} == set(seqio.METHODS)
+    assert {c.variant for c in java} == set(seqio.METHODS) | {seqio.ALL}
+    post = [c for c in java if c.params["protocol"] == "post"]
+    assert {(c.labels["regime"], c.variant) for c in post} == {("page-cache", "all"), ("evicted", "all")}
+    assert {c.params["protocol"] for c in java if c.variant != seqio.ALL} == {"lab"}
     assert {c.labels["regime"] for c in java if c.variant == "buffered-stream-biased"} == {"page-cache"}
     assert all(c.flags == seqio.BIASED for c in java if c.variant == "buffered-stream-biased")
     assert len({c.jdk for c in java}) == 1  # standard: one JDK
@@ -155,7 +170,8 @@ def test_cells_cover_methods_regimes_and_dd(monkeypatch):
         assert c.params["sync"] == str(cold).lower() and c.params["evict"] == ("ask" if cold else "none")
         assert c.params["passes"] == 5 and (c.reply is not None) == cold and c.prepare and c.args
     assert all(c.forks >= 3 for c in cells), "one JVM's JIT decides how fast a mapped read is: 3 forks at least"
-    assert {c.labels["size_bytes"] for c in cells} == {409_600_000}
+    assert {(c.labels["regime"], c.labels["size_bytes"]) for c in cells} == \
+        {("page-cache", 409_600_000), ("evicted", 204_800_000)}
 
 
 def test_size_env_larger_than_ram_is_a_real_file_regime(monkeypatch):
@@ -163,6 +179,8 @@ def test_size_env_larger_than_ram_is_a_real_file_regime(monkeypatch):
     assert [r for r, _, _ in seqio.regimes("standard")] == ["page-cache", "larger-than-ram"]
     monkeypatch.setenv("MECHSYM_SEQIO_SIZE", "64M")
     assert seqio.regimes("standard") == [("page-cache", 409_600_000, False), ("evicted", 64_000_000, True)]
+    monkeypatch.delenv("MECHSYM_SEQIO_SIZE")
+    assert seqio.regimes("standard") == [("page-cache", 409_600_000, False), ("evicted", 204_800_000, False)]
 
 
 def test_threads_override_is_refused(scratch, results_dir):
@@ -173,7 +191,8 @@ def test_threads_override_is_refused(scratch, results_dir):
 def test_dry_run_names_every_cell_and_runs_nothing(scratch, results_dir):
     r = mechsym("run", "seqio", "--preset", "smoke", "--dry-run")
     assert r.returncode == 0, r.stderr
-    assert "mechsym.io.SequentialIo --method=mapped" in r.stdout and "dd (run by the experiment)" in r.stdout
+    assert "mechsym.io.SequentialIo --protocol=lab --method=mapped" in r.stdout
+    assert "--protocol=post --method=all" in r.stdout and "dd (run by the experiment)" in r.stdout
     assert not scratch.exists() and not any(results_dir.iterdir())
 
 
@@ -192,6 +211,8 @@ def test_smoke_run_is_stored_with_the_sweep_columns(smoke_run):
         assert col in df.columns, col
     t = seqio.throughput(df)
     assert set(seqio.POST_METHODS) | {"channel-direct"} | set(seqio.DD) <= set(t["variant"]) <= set(seqio.METHODS) | set(seqio.DD)
+    post = t[t["protocol"] == "post"]
+    assert set(post["variant"]) == set(seqio.POST_METHODS) and set(t["protocol"]) == {"post", "lab", "-"}
     assert (t["value"] > 0).all() and set(t["unit"]) == {"MB/s"}
     assert set(df[df["variant"].isin(list(seqio.DD))]["jdk"]) == {"dd"}
     assert any(c.startswith("LC_ALL=C dd ") for c in meta["commands"])
@@ -201,12 +222,12 @@ def test_eviction_is_verified_to_zero_resident(smoke_run):
     """Every Java fork of the evicted regime asked before each phase, and mincore found nothing left."""
     df = smoke_run[0]["frame"]
     res = df[(df["metric"] == "evict_resident") & (df["regime"] == "evicted")]
-    java = [v for v in seqio.KERNEL_METHODS]
     passes = seqio.PRESETS["smoke"]["passes"]
-    for v in java:
+    for v in seqio.KERNEL_METHODS:
         assert len(res[res["variant"] == v]) == 2 * passes, v  # before every write and every read
+    assert len(res[res["variant"] == seqio.ALL]) == 4 * 2 * passes  # the post protocol: four cases in one JVM
     assert res["value"].max() < 0.01
-    assert (res["method"].notna()).all() and (res["status"] == "ok").all()
+    assert (res["status"] == "ok").all()
 
 
 def test_scratch_is_gone_after_a_run(smoke_run):

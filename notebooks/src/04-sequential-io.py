@@ -133,10 +133,12 @@ analysis.unavailable(df, keys=("regime", "variant", "jdk"))
 # %% [markdown]
 # ## The post's protocol and the lab's kernel
 #
-# The kernel has two protocols. `post` reproduces the structure of the post's `TestSequentialIoPerf` listing (and
-# lands within 0.9-1.1x of the listing compiled as printed, on the same machine); `lab` is the lab's own kernel (a
-# data pattern that changes every pass and is checked after every read, mapped windows unmapped when done, ...).
-# Where the rows hold both, the table and the figure put each fork (one JVM's median of passes 2-5) side by side.
+# The kernel has two protocols. `post` runs the post's four test cases in one JVM, in the post's order, in the shape
+# of its `TestSequentialIoPerf` listing (an abstract test case with one anonymous subclass per means of IO, loops over
+# a `static final` size writing `(byte) i`, streams that truncate the file, mappings left to the garbage collector;
+# `mechsym.io.PostCases` names every difference). `lab` is the lab's own kernel, one method per JVM: a data pattern
+# that changes every pass so a stale read fails its check, mapped windows unmapped when done. Where the rows hold
+# both, the table and the figure put each fork (one JVM's median of passes 2-5) side by side.
 
 # %%
 exp.protocols(df)
@@ -145,11 +147,12 @@ exp.protocols(df)
 exp.plot_protocols(df);
 
 # %% [markdown]
-# On this lab's machine the two disagree on one cell: the mapped read. Run as the post's listing, `MemoryMappedFile`
-# reads at about half the speed of `RandomAccessFile` and `FileChannel`, as in 2011; run by the lab's kernel it reads
-# faster than both, and "RandomAccessFile and NIO read fastest" flips from holds to does not hold. Same file, same
-# page cache, same JDK: **the harness, not the device, decided** that claim; a verdict on it says which harness it
-# judged (the `protocol` column below).
+# The two disagree on the mapped read. Measured beside the listing compiled as printed, on this lab's 2-vCPU EPYC
+# (issue 11), the listing's `MemoryMappedFile` read 568-605 MB/s from the page cache, below `RandomAccessFile`
+# (1,190-1,330) and `FileChannel` (1,380-1,480), as in 2011; the lab's kernel read the same file at 1,126-1,232 MB/s,
+# above both. So "RandomAccessFile and NIO read fastest" holds under one protocol and fails under the other, on the
+# same file, page cache and JDK: **the harness, not the device, decided** that claim, and each verdict below says
+# which harness it judged (the `protocol` column).
 #
 # ## Verdicts
 #

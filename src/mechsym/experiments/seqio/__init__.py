@@ -19,14 +19,11 @@ the two kernel protocols side by side. claims.py: the claims, judged per fork wi
 """
 
 from ...sweep import Cell  # noqa: F401  (the cells' type, for readers of this package)
-from .claims import CLAIM, CLAIMS, KERNEL_LAB, KERNEL_POST, verdicts
+from .claims import CLAIM, CLAIMS, KERNEL_LAB, KERNEL_POST, KERNEL_PROTOCOLS, verdicts
 from .figures import COLORS, plot_passes, plot_protocols, plot_reference
 from .scratch import (check_space, evict, parse_size, preallocate, ram_bytes, resident_fraction, scratch_base,
                       scratch_dir, write_pattern)
-from .sweep import (BIASED, DD, KERNEL, KERNEL_METHODS, METHODS, NAME, POST_METHODS, PRESETS, REGIMES, cells, dd,
+from .sweep import (ALL, BIASED, DD, KERNEL, KERNEL_METHODS, METHODS, NAME, POST_METHODS, PRESETS, REGIMES, cells, dd,
                     regimes, session)
-from .tables import (ceilings, device_ceiling, findings, protocols, reference, reference_table, regimes_table,
-                     residency, run_info, summary, throughput)
-
-TITLE = "Sequential file writes and reads: RandomAccessFile, buffered streams, FileChannel, MappedByteBuffer, vs dd"
-NOTEBOOKS = ["04-sequential-io"]
+from .tables import (PROTOCOLS, ceilings, device_ceiling, findings, protocols, reference, reference_table,
+                     regimes_table, residency, run_info, summary, throughput)

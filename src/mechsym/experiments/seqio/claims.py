@@ -28,7 +28,7 @@ KERNEL_POST = Protocol("post", "the kernel's post protocol (the structure of the
                        "of passes 2-5", analysis.LAB.reduce)
 KERNEL_LAB = Protocol("lab", "the lab's kernel (a data pattern that changes every pass, windows unmapped when done); "
                       "per JVM the median of passes 2-5", analysis.LAB.reduce)
-PROTOCOLS = (KERNEL_POST, KERNEL_LAB)
+KERNEL_PROTOCOLS = (KERNEL_POST, KERNEL_LAB)
 
 
 def _ref(ref: pd.DataFrame) -> dict:
@@ -134,7 +134,7 @@ def verdicts(df: pd.DataFrame) -> list[Verdict]:
     t = throughput(df, measured_only=True) if len(df) and "metric" in df else pd.DataFrame()
     t = t[t["variant"].isin(POST_METHODS)] if len(t) else t
     out: list[Verdict] = []
-    for proto in PROTOCOLS:
+    for proto in KERNEL_PROTOCOLS:
         rows = t[t["protocol"] == proto.name] if len(t) else t
         if rows.empty:
             why = ("no measured results" if t.empty else

@@ -14,6 +14,10 @@ warm-up shows, as in the post); with --evict=ask it closes the file before every
 "seqio: evict before <phase> pass <n>" on stderr and waits for a line on stdin. The cell's `reply` hook evicts,
 checks with mincore(2) how much of the file is still resident (stored as metric evict_resident, a fraction) and
 answers. dd is a cell of its own (kernel "cmd:dd", run by `run_dd`) on the same file, in the same run.
+
+Kernel protocols (the `protocol` column): `lab` cells run one method per JVM with the lab's kernel; a `post` cell
+(variant "all") runs the post's four cases in one JVM, in the post's order, in the shape of its TestSequentialIoPerf
+listing (the kernel's --protocol=post --method=all), as the post ran them; its rows name their case in `method`.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ METHODS = {
                                "post's JDK 6): the streams' synchronized per-byte calls, biased", ""),
 }
 KERNEL_METHODS = ["random-access-file", "buffered-stream", "channel-heap", "channel-direct", "mapped"]
+ALL = "all"  # the post protocol's cell: the post's four cases in one JVM
 POST_METHODS = ["random-access-file", "buffered-stream", "channel-heap", "mapped"]
 BIASED = ("-XX:+UseBiasedLocking", "-XX:BiasedLockingStartupDelay=0")
 DD = {
@@ -68,12 +73,12 @@ REGIMES = {
 POST_REGIME = {"page-cache": "page-cache", "evicted": "larger-than-ram", "larger-than-ram": "larger-than-ram"}
 
 PRESETS = {
-    # sizes are multiples of 4096; 409,600,000 = 4096 x 100,000 (the post's 400MB). The evicted regime uses the
-    # same size in `standard`: eviction before every phase, not the size, makes it cold, and a smaller file keeps
-    # three forks per cell within ~15 minutes.
+    # sizes are multiples of 4096; 409,600,000 = 4096 x 100,000 (the post's 400MB). The evicted regime's file is
+    # half that in `standard`: eviction before every phase, not the size, makes it cold, and the smaller file keeps
+    # three forks per cell of both kernel protocols within ~15 minutes on 2 cores.
     "smoke": {"cache_size": 8 * 2**20, "cold_size": 8 * 2**20, "passes": 2, "forks": 1, "window": 2**20,
               "methods": POST_METHODS + ["channel-direct"], "jdks": 1, "larger_than_ram": False, "timeout": 60},
-    "standard": {"cache_size": 409_600_000, "cold_size": 409_600_000, "passes": 5, "forks": 3, "window": None,
+    "standard": {"cache_size": 409_600_000, "cold_size": 204_800_000, "passes": 5, "forks": 3, "window": None,
                  "methods": POST_METHODS + ["channel-direct"], "jdks": 1, "larger_than_ram": False, "timeout": 900},
     "full": {"cache_size": 409_600_000, "cold_size": 8_192_000_000, "passes": 5, "forks": 5, "window": None,
              "methods": POST_METHODS + ["channel-direct"], "jdks": None, "larger_than_ram": True, "timeout": 7200},
@@ -132,13 +137,11 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
         for jdk in use:
             for variant in p["methods"] + (["buffered-stream-biased"] if regime == "page-cache" else []):
                 method = "buffered-stream" if variant == "buffered-stream-biased" else variant
-                params = {"method": method, "size": size, "passes": p["passes"], "warmup-passes": WARMUP_PASSES,
-                          "sync": str(evicted).lower(), "evict": "ask" if evicted else "none", "preallocate": "false"}
-                if p["window"]:
-                    params["window"] = p["window"]
-                out.append(Cell(variant=variant, kernel=KERNEL, jdk=jdk, params=params, labels=labels,
-                                forks=p["forks"], timeout=p["timeout"], unavailable=unavailable,
+                out.append(Cell(variant=variant, kernel=KERNEL, jdk=jdk, params=_params(p, "lab", method, size, evicted),
+                                labels=labels, forks=p["forks"], timeout=p["timeout"], unavailable=unavailable,
                                 flags=BIASED if variant == "buffered-stream-biased" else (), **hooks))
+            out.append(Cell(variant=ALL, kernel=KERNEL, jdk=jdk, params=_params(p, "post", ALL, size, evicted),
+                            labels=labels, forks=p["forks"], timeout=p["timeout"] * 2, unavailable=unavailable, **hooks))
         for name, dd_sync in [("dd", True)] + ([("dd-cached", False)] if regime == "page-cache" else []):
             un = unavailable or (None if ddv else "GNU dd (coreutils) not found")
             if dd_sync and why_evict:
@@ -149,6 +152,13 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
                 labels={**labels, "jdk_version": ddv or ""}, forks=p["forks"], timeout=p["timeout"],
                 unavailable=un, prepare=prepare, runner=run_dd))
     return out
+
+
+def _params(p: dict, protocol: str, method: str, size: int, evicted: bool) -> dict:
+    params = {"protocol": protocol, "method": method, "size": size, "passes": p["passes"],
+              "warmup-passes": WARMUP_PASSES, "sync": str(evicted).lower(), "evict": "ask" if evicted else "none",
+              "preallocate": "false"}
+    return params | ({"window": p["window"]} if p["window"] else {})
 
 
 # ---------------------------------------------------------------- the hooks
