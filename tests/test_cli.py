@@ -1,4 +1,5 @@
 import json
+import re
 import shutil
 import os
 import signal
@@ -62,9 +63,41 @@ def seeded(results_dir, seed_template):
     return results_dir, stored_files(results_dir)
 
 
-def test_list():
+def fits(text: str, width: int = 100) -> None:
+    """What a person reads: every line within 100 columns, no scientific notation, nothing cut with '…'."""
+    for line in text.splitlines():
+        assert len(line) <= width, f"{len(line)} columns: {line}"
+    assert not re.search(r"\de[+-]\d", text), text
+    assert "…" not in text and "NaN" not in text and " nan" not in text, text
+
+
+def test_list(seeded):
+    root, before = seeded
     r = mechsym("list")
-    assert r.returncode == 0 and "locks" in r.stdout and "01-lock-implementations" in r.stdout
+    assert r.returncode == 0, r.stderr
+    fits(r.stdout)
+    from mechsym import store
+    from mechsym.jdk import discover
+
+    assert f"machine  {store.machine_id()}" in r.stdout and "this machine" in r.stdout
+    for j in discover():  # version, vendor and home of every JDK a sweep would use
+        assert re.search(rf"{j.feature}\s+{re.escape(j.version)}\s+{re.escape(j.vendor)}\s+{re.escape(str(j.home))}",
+                         r.stdout), r.stdout
+    assert "locks" in r.stdout and "01-lock-implementations" in r.stdout
+    run_id = next(p.stem for p in before if p.suffix == ".json")
+    assert re.search(rf"locks\s+{run_id}\s+smoke\s+\d{{4}}-\d\d-\d\d \d\d:\d\d UTC", r.stdout), r.stdout
+
+
+def test_list_imports_neither_pandas_nor_matplotlib_nor_jpype(results_dir):
+    code = ("import sys, contextlib, io\nfrom mechsym import cli\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n    assert cli.main(['list']) == 0\n"
+            "loaded = [m for m in ('pandas', 'numpy', 'matplotlib', 'jpype') if m in sys.modules\n"
+            "          and type(sys.modules[m]).__name__ != 'Deferred']\n"
+            "print(loaded)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    # an experiment whose TITLE, NOTEBOOKS or PRESETS are not literals in its source is imported (and pandas with it)
+    assert r.stdout.strip() == "[]", r.stdout + mechsym("list").stdout
 
 
 @pytest.mark.parametrize("args, text", [
@@ -176,3 +209,65 @@ def test_verdicts_command(seeded):
     r = mechsym("verdicts", "locks", "--format", "csv")
     assert r.returncode == 0, r.stderr
     assert "locks.biased-huge-benefit" in r.stdout
+
+
+def test_show_names_its_run_and_reads_at_100_columns(seeded):
+    root, before = seeded
+    run_id = next(p.stem for p in before if p.suffix == ".json")
+    r = mechsym("show", "locks")
+    assert r.returncode == 0, r.stderr
+    fits(r.stdout)
+    first = r.stdout.splitlines()[0]
+    assert first.startswith(f"locks: run {run_id} · preset smoke · ") and "UTC" in first, first
+    from mechsym import store
+
+    assert f"machine {store.machine_id()}" in r.stdout
+    assert re.search(r"median \(ops/s\)\s+forks' range\s+forks", r.stdout), r.stdout
+    assert re.search(r"monitor-thin\s.*\d+(\.\d)?M\s", r.stdout), r.stdout    # 312.4M, not 312412345.0
+    short = run_id.rsplit("-", 1)[1]
+    by_id = mechsym("show", "locks", "--run", short, "--metric", "duration")
+    assert by_id.returncode == 0, by_id.stderr
+    fits(by_id.stdout)
+    assert by_id.stdout.splitlines()[0] == first
+    assert re.search(r"\d (ns|µs|ms|s)\b", by_id.stdout), by_id.stdout
+    one_line_error(mechsym("show", "locks", "--preset", "standard"), "locks: no stored standard results")
+    one_line_error(mechsym("show", "locks", "--run", "nosuchrun"), "run 'nosuchrun': no stored run of locks matches")
+    one_line_error(mechsym("show", "locks", "--metric", "colour"), "metric 'colour': not in this run")
+
+
+def test_run_ends_with_a_summary_and_compare_puts_two_runs_side_by_side(seeded):
+    root, before = seeded
+    first = next(p.stem for p in before if p.suffix == ".json")
+    r = mechsym("run", "locks", *SMALL)
+    assert r.returncode == 0, r.stderr
+    fits(r.stdout)
+    second = re.search(r"stored run (\S+):", r.stdout).group(1)
+    assert re.search(r"locks \[smoke\]: measured \d+ cells, \d+ forks in \d+ s: .*throughput \(ops/s\)", r.stdout)
+    assert f"see it: mechsym show locks --run {second.rsplit('-', 1)[1]}" in r.stdout
+    assert "not measurements" in r.stdout       # a smoke run says what it is
+    c = mechsym("compare", first, second)
+    assert c.returncode == 0, c.stderr
+    fits(c.stdout)
+    assert f"A = run {first}" in c.stdout and f"B = run {second}" in c.stdout
+    assert re.search(r"A median \(ops/s\)\s+B median \(ops/s\)\s+B / A", c.stdout), c.stdout
+    assert re.search(r"reentrant\s.*\d\.\d\dx", c.stdout), c.stdout
+    one_line_error(mechsym("compare", first, "nosuchrun"), "run 'nosuchrun': no stored run matches")
+
+
+def test_dry_run_ends_with_forks_and_an_estimate(seeded):
+    r = mechsym("run", "locks", *SMALL, "--dry-run")
+    assert r.returncode == 0, r.stderr
+    last = " ".join(r.stdout.strip().splitlines()[-2:])
+    assert re.search(r"locks \[smoke\]: \d+ cells, \d+ forks", last), last
+    assert re.search(r"estimated \d+ s \([\d.]+ s a fork in 1 earlier smoke run on this machine\)", last), last
+
+
+def test_verdicts_are_wrapped_and_name_the_runs_judged(seeded):
+    root, before = seeded
+    run_id = next(p.stem for p in before if p.suffix == ".json")
+    r = mechsym("verdicts", "locks")
+    assert r.returncode in (0, 1), r.stderr
+    fits(r.stdout)
+    assert f"judged: run {run_id} (preset smoke" in r.stdout
+    assert re.search(r"scope\s+protocol\s+holds\?\s+now\s+runs agreeing", r.stdout), r.stdout
+    assert re.search(r"\d+ verdicts: ", r.stdout.strip().splitlines()[-1])

@@ -404,7 +404,8 @@ def _list() -> int:
     out.append(f"results  {_rel(root)}" + ("  (MECHSYM_RESULTS)" if "MECHSYM_RESULTS" in __import__("os").environ else ""))
     out.append("")
     jdks, problems = _jdks_found()
-    out.append("JDKs found (MECHSYM_JDKS, JAVA_HOME, PATH, /usr/lib/jvm; a sweep uses the first of each version)")
+    out += _wrap("JDKs found (MECHSYM_JDKS, JAVA_HOME, PATH, /usr/lib/jvm; a sweep uses the first of each version)",
+                 width)
     rows = [[str(f), v, vendor, home + ("" if first else "  (not used: another JDK %d comes first)" % f)]
             for f, v, vendor, home, first in jdks]
     out += _table(rows, ["JDK", "version", "vendor", "home"], wrap=(3,), indent=2, width=width) if rows else \
@@ -415,8 +416,11 @@ def _list() -> int:
     names = experiments.names()
     rows = []
     for name in names:
-        d = _describe(name)
-        rows.append([name, f"{d['TITLE']} (notebooks {', '.join(d['NOTEBOOKS'])})"])
+        try:
+            d = _describe(name)
+            rows.append([name, f"{d['TITLE']} (notebooks {', '.join(d['NOTEBOOKS'])})"])
+        except Exception as e:  # a module being written: say so, list the others
+            rows.append([name, f"(its module does not load: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"])
     out += _table(rows, ["name", "what it measures"], wrap=(1,), indent=2, width=width)
     out.append("")
     index = [x for x in store._index(root) if x[2] in names] if root.is_dir() else []
@@ -424,8 +428,8 @@ def _list() -> int:
         out.append(f"Stored runs: none in {_rel(root)} yet")
     else:
         multi = len({m for m, _, _, _ in index}) > 1 or any(m != here for m, _, _, _ in index)
-        out.append("Stored runs (`mechsym show NAME --run ID`; notebooks show each machine's newest run of the most "
-                   "thorough preset)")
+        out += _wrap("Stored runs (`mechsym show NAME --run ID`; notebooks show each machine's newest run of the "
+                     "most thorough preset)", width)
         rows = []
         for m, _, e, j in sorted(index, key=lambda x: (x[2], x[0], x[3].name)):
             try:
@@ -483,7 +487,11 @@ def _chosen_runs(experiment: str, machine: str | None, preset: str | None) -> li
     or of `preset`)."""
     from . import store
 
-    metas = store.runs(experiment, machine)
+    metas, skipped = store._scan(experiment, machine, None, False)
+    if skipped and not metas:  # as store.load: a run that does not match its metadata is the error
+        raise MechsymError(skipped[0])
+    for s in skipped:
+        store._warn(s)
     if preset:
         metas = [m for m in metas if m.get("preset") == preset]
     rank = {"full": 3, "standard": 2, "smoke": 1}
