@@ -201,11 +201,22 @@ def built(tmp_path_factory):
                 "--machine", "all", env={"MECHSYM_RESULTS": str(results)}, timeout=300)
     secs = time.monotonic() - t0
     assert r.returncode == 0, r.stderr[-2000:]
-    return out, results, secs
+    return out, results, secs, r.stderr
+
+
+def page_text(html: str) -> str:
+    """What a reader sees of a page's tables and text outputs (no CSS, no embedded images)."""
+    html = re.sub(r"<style.*?</style>|<script.*?</script>", "", html, flags=re.S)
+    html = re.sub(r'src="data:[^"]*"', "", html)
+    return html
+
+
+def tables(html: str) -> list[str]:
+    return [re.sub(r"<[^>]+>", " ", t) for t in re.findall(r"<table.*?</table>", page_text(html), flags=re.S)]
 
 
 def test_reports_are_written_and_self_contained(built):
-    out, _, _ = built
+    out, _, _, _ = built
     names = sorted(p.name for p in out.glob("*.html"))
     assert names == ["00-overview.html", "01-lock-implementations.html", "index.html"]
     for page in out.glob("*.html"):
@@ -220,7 +231,7 @@ def test_reports_are_written_and_self_contained(built):
 
 
 def test_index_and_a_notebook_open_in_chromium(chromium, built, artifacts):
-    out, _, _ = built
+    out, _, _, _ = built
     b = Browser(chromium)
     try:
         index = b.open((out / "index.html").as_uri())
@@ -229,9 +240,11 @@ def test_index_and_a_notebook_open_in_chromium(chromium, built, artifacts):
         assert "00-overview.html" in index["links"] and "01-lock-implementations.html" in index["links"]
         assert "holds" in index["text"] and "01" in index["text"]
 
+        heights = {"index": index["height"]}
         for name in ("01-lock-implementations", "00-overview"):
             page = b.open((out / f"{name}.html").as_uri())
             b.screenshot(artifacts / f"reports-{name}.png")
+            heights[name] = page["height"]
             assert page["problems"] == [], page["problems"]
             figures = [i for i in page["images"] if i["src"].startswith("data:image/png")]
             assert figures, f"{name}: no figures"
@@ -240,12 +253,13 @@ def test_index_and_a_notebook_open_in_chromium(chromium, built, artifacts):
                 assert f["width"] > 100 and f["height"] > 100, f
             assert "Verdicts" in page["text"]
         assert (artifacts / "reports-index.png").stat().st_size > 5000
+        (artifacts / "reports-page-heights.json").write_text(json.dumps(heights, indent=1) + "\n")  # px at 1280 wide
     finally:
         b.close()
 
 
 def test_index_counts_every_notebook(built):
-    out, results, _ = built
+    out, results, _, _ = built
     text = (out / "index.html").read_text()
     for stem in ("00-overview", "01-lock-implementations"):
         assert f'href="{stem}.html"' in text
@@ -261,3 +275,59 @@ def test_a_failing_notebook_is_named_and_the_others_still_written(tmp_path, resu
     assert r.returncode == 2
     assert r.stderr.strip().splitlines()[-1].startswith("mechsym: 1 of 1 notebooks failed")
     assert "not rendered" in (out / "index.html").read_text()
+
+
+def test_make_reports_prints_no_alarming_lines(built):
+    """The kernel's TCP warning and the KeyboardInterrupt papermill's shutdown makes it log stay out of the build."""
+    _, _, _, stderr = built
+    for alarm in ("without encryption", "KeyboardInterrupt", "ERROR", "Traceback", "Warning"):
+        assert alarm not in stderr, stderr
+
+
+def test_pages_leave_the_code_and_the_parameters_out(built):
+    out, _, _, _ = built
+    for name in ("00-overview", "01-lock-implementations"):
+        html = page_text((out / f"{name}.html").read_text())
+        assert 'class="highlight' not in html, f"{name}: a code cell is shown"
+        assert "PRESET =" not in html and "injected-parameters" not in html, f"{name}: a parameters cell is shown"
+        assert "jp-InputPrompt jp-InputArea-prompt\">In" not in html
+
+
+@pytest.mark.xfail(strict=False, reason="issue 13 item 4: each notebook's owner is rewriting its tables "
+                                       "(NaN, pandas indexes); drop this mark once every page passes")
+def test_tables_read_as_numbers(built):
+    """No scientific notation, no NaN and no cell cut with '…' in any table of a page."""
+    out, _, _, _ = built
+    for page in sorted(out.glob("*.html")):
+        for table in tables(page.read_text()):
+            assert not re.search(r"\de[+-]\d", table), f"{page.name}: scientific notation in {table[:300]}"
+            assert not re.search(r"\bNaN\b|\bnan\b", table), f"{page.name}: NaN in {table[:300]}"
+            assert "…" not in table, f"{page.name}: a cut cell in {table[:300]}"
+
+
+def test_with_code_keeps_the_code_and_never_the_parameters(tmp_path):
+    """mechsym reports --with-code: code cells shown, the parameters cells (papermill's and the notebook's) not."""
+    import nbformat
+
+    from mechsym.reports import SETUP, SETUP_TAG, to_html
+
+    nb = nbformat.v4.new_notebook()
+    table = {"text/html": "<table><tr><td>312.4M ops/s</td></tr></table>", "text/plain": "312.4M ops/s"}
+    nb.cells = [
+        nbformat.v4.new_code_cell(SETUP, metadata={"tags": [SETUP_TAG]}),
+        nbformat.v4.new_markdown_cell("# A post"),
+        nbformat.v4.new_code_cell('PRESET = "stored"', metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell('PRESET = "standard"', metadata={"tags": ["injected-parameters"]}),
+        nbformat.v4.new_code_cell("import mechsym  # nothing shown"),
+        nbformat.v4.new_code_cell("summary_table()", outputs=[nbformat.v4.new_output("execute_result", data=table,
+                                                                                      execution_count=5)]),
+    ]
+    executed = tmp_path / "nb.ipynb"
+    nbformat.write(nb, str(executed))
+    for with_code in (False, True):
+        html = tmp_path / f"page-{with_code}.html"
+        to_html(executed, html, with_code)
+        text = page_text(html.read_text())
+        assert "312.4M ops/s" in text and "A post" in text
+        assert "PRESET" not in text and "display_defaults" not in text
+        assert ("summary_table" in text) == with_code and ("nothing shown" in text) == with_code
