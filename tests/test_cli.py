@@ -271,3 +271,21 @@ def test_verdicts_are_wrapped_and_name_the_runs_judged(seeded):
     assert f"judged: run {run_id} (preset smoke" in r.stdout
     assert re.search(r"scope\s+protocol\s+holds\?\s+now\s+runs agreeing", r.stdout), r.stdout
     assert re.search(r"\d+ verdicts: ", r.stdout.strip().splitlines()[-1])
+
+
+def test_portable_paths_name_no_persons_directories(monkeypatch, tmp_path):
+    """What run metadata should record (mechsym.portable): paths in the checkout relative to it, scratch paths under
+    $MECHSYM_SCRATCH, system paths as they are."""
+    from mechsym import portable, repo_root
+
+    monkeypatch.setenv("MECHSYM_SCRATCH", str(tmp_path))
+    root = repo_root().resolve()
+    meta = {"commands": [f"/usr/lib/jvm/jdk/bin/java -cp {root}/build/mechsym.jar:{root}/build/lib/x.jar mechsym.io.X "
+                         f"--file={tmp_path}/seqio-1/seqio.dat"],
+            "scratch": {"base": str(tmp_path), "default": f"{root}/scratch-io"}, "rows": 12, "root": str(root),
+            "neighbour": f"{root}-old/build"}
+    assert portable(meta) == {
+        "commands": ["/usr/lib/jvm/jdk/bin/java -cp build/mechsym.jar:build/lib/x.jar mechsym.io.X "
+                     "--file=$MECHSYM_SCRATCH/seqio-1/seqio.dat"],
+        "scratch": {"base": "$MECHSYM_SCRATCH", "default": "scratch-io"}, "rows": 12, "root": ".",
+        "neighbour": f"{root}-old/build"}

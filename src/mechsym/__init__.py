@@ -42,3 +42,33 @@ def classpath() -> str:
         raise MechsymError(f"kernel jar {jar} not found: run `make` first")
     libs = sorted((jar.parent / "lib").glob("*.jar"))
     return ":".join([str(jar)] + [str(p) for p in libs])
+
+
+def portable(value):
+    """`value` (a string, or dicts, lists and tuples of them) as run metadata records it: naming no person's
+    directories. Paths under $MECHSYM_SCRATCH become `$MECHSYM_SCRATCH/...`; paths in this checkout become
+    relative to the repository (`build/mechsym.jar`, `scratch-io/...`); system paths (/usr/lib/jvm/...) stay."""
+    import os
+    import re
+
+    if isinstance(value, dict):
+        return {k: portable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(portable(v) for v in value)
+    if not isinstance(value, str):
+        return value
+    out = value
+    bases = []
+    scratch = os.environ.get("MECHSYM_SCRATCH")
+    if scratch:
+        bases.append((Path(scratch).expanduser().resolve(), "$MECHSYM_SCRATCH"))
+    bases.append((repo_root().resolve(), "."))
+    for base, name in bases:
+        for spelling in dict.fromkeys((str(base), os.path.realpath(base), os.path.abspath(base))):
+            if spelling in ("", "/"):
+                continue
+            # a path starts the string or follows a space, '=', ':', ',' or a quote; it ends at '/' or a path's end
+            pattern = rf"(?<![^\s=:,'\"]){re.escape(spelling)}(?=/|$|[\s:,'\"])"
+            out = re.sub(pattern + "/", "" if name == "." else name + "/", out)
+            out = re.sub(pattern, name, out)
+    return out
