@@ -65,10 +65,10 @@ def test_scratch_defaults_to_the_repo_and_follows_the_env(monkeypatch, tmp_path)
     assert seqio.scratch_base() == tmp_path.resolve()
 
 
-def test_refuses_to_start_without_space(scratch, monkeypatch):
-    monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10**12, 10**12 - 10**9, 10**9))
+def test_refuses_to_start_without_space(scratch):
+    free = shutil.disk_usage(scratch.parent).free  # more than the disk has: no mock needed
     with pytest.raises(MechsymError) as e:
-        seqio.check_space(scratch, 2 * 10**9)
+        seqio.check_space(scratch, free + 1)
     assert "not enough free space" in str(e.value) and "\n" not in str(e.value)
 
 
@@ -285,7 +285,7 @@ def test_a_signal_to_the_cli_removes_the_scratch_file(scratch, results_dir, sig)
     finally:
         if p.poll() is None:
             p.kill()
-    assert p.returncode == 130, err
+    assert p.returncode == 128 + getattr(signal, sig), err  # the CLI's exit status for a run ended by that signal
     assert "interrupted" in err
     assert not scratch.exists(), list(scratch.rglob("*"))
 
