@@ -27,3 +27,6 @@ from .sweep import (ALL, BIASED, DD, KERNEL, KERNEL_METHODS, METHODS, NAME, POST
                     regimes, session)
 from .tables import (PROTOCOLS, ceilings, device_ceiling, findings, protocols, reference, reference_table,
                      regimes_table, residency, run_info, summary, throughput)
+
+TITLE = "Sequential file writes and reads: RandomAccessFile, buffered streams, FileChannel, MappedByteBuffer, vs dd"
+NOTEBOOKS = ["04-sequential-io"]
