@@ -51,11 +51,13 @@ import mechsym.common.Threads;
  *       and {@code taskset} stay outside the timed region (the post's timing
  *       included thread creation, some tens of microseconds in seconds);
  *       several runs per JVM ({@code --runs}); {@code iterations} is an
- *       argument, not a {@code static final int}; the join waits at most
- *       {@code --max-ms}: with the post's loops a lost or extra value leaves
- *       both threads asleep for good, so a run still going then is inspected
- *       (exit 3 when the values show an echo out of step, else 1) instead of
- *       hanging.</li>
+ *       argument, not a {@code static final int}; every {@code --max-ms}
+ *       (default 10 minutes) that a run is still going, the joining thread
+ *       looks at the values under the lock: with the post's loops a lost or
+ *       extra value leaves both threads asleep for good, in a state no
+ *       healthy run passes through, so that is exit 3; a run in step that did
+ *       not move since the last look is given up (exit 1); otherwise the run
+ *       goes on.</li>
  *   <li>{@code lab} (the default): the two threads are reused for every run
  *       (warm-up runs first, marked {@code warmup=true}) and the clock runs on
  *       the sender from the moment both meet at a barrier; the wait loops are
@@ -64,7 +66,8 @@ import mechsym.common.Threads;
  *       lost, repeated or reordered value is reported at once (exit 3, no
  *       number); every {@code --sample-every}-th round trip is timed on its
  *       own (percentiles, see {@link RoundTrips}); the timer's own cost is
- *       reported. {@code --max-ms} bounds each run the same way.</li>
+ *       reported. The joining thread gives up (exit 1) after
+ *       {@code runs x --max-ms}, a guard against a hang.</li>
  * </ul>
  * Both protocols: optional per-thread pinning ({@code --pin=a,b}: sender on
  * CPU a, echo on CPU b), done before the clock starts. No deadline is needed
@@ -76,9 +79,10 @@ import mechsym.common.Threads;
  * echoes {@code k + 1} instead (a value that was never sent). Under the lock
  * there is no interleaving in which the sender reads anything but
  * {@code k + 1}: {@code lab}'s sender sees it and fails its check at once;
- * with {@code post}'s loops both threads wait for good, and at
- * {@code --max-ms} the values show the echo ahead of the sender. Exit 3 and
- * no number, every time. The measured loops never contain the injection.
+ * with {@code post}'s loops both threads wait for good, and the first look
+ * after that (at most {@code --max-ms} later) finds the echo ahead of the
+ * sender. Exit 3 and no number, every time. The measured loops never contain
+ * the injection.
  *
  * <p>How to run and what you should see:
  * <pre>
@@ -205,14 +209,34 @@ public final class LockedSignalling {
 
         final long start = System.nanoTime();   // the timed region: start, run, join, as the post's main
         go.countDown();
-        sendThread.join(maxMs);
-        final long left = maxMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        if (left > 0) {
-            echoThread.join(left);
-        }
+        joinWhileProgressing(run, sendThread, maxMs, failure);
+        joinWhileProgressing(run, echoThread, maxMs, failure);
         final long duration = System.nanoTime() - start;
 
-        if (sendThread.isAlive() || echoThread.isAlive()) {
+        failure.rethrow("signalling thread");
+        CheckFailed.require(sendValue == iterations - 1 && echoValue == iterations - 1, "run " + run + ": sendValue="
+            + sendValue + ", echoValue=" + echoValue + " after " + iterations + " exchanges");
+        final VolatilePingPong.Result result = new VolatilePingPong.Result(iterations, 0);
+        result.duration = duration;
+        result.exchanges = iterations;
+        return result;
+    }
+
+    /**
+     * Joins {@code t}; every {@code maxMs} it is still running, looks at the values under the lock (the only
+     * time anything but the two threads touches them, and never in a run shorter than {@code maxMs}): out of
+     * step is a {@link CheckFailed} (with the post's loops a value echoed that was never sent leaves both
+     * threads waiting for good, in a state no healthy run passes through); in step but not moved since the last
+     * look is a stalled run (an error); otherwise it waits on.
+     */
+    private static void joinWhileProgressing(final int run, final Thread t, final long maxMs,
+                                             final FirstFailure failure) throws InterruptedException {
+        long lastSent = Long.MIN_VALUE;
+        while (true) {
+            t.join(maxMs);
+            if (!t.isAlive()) {
+                return;
+            }
             failure.rethrow("signalling thread");
             final long sent;
             final long echoed;
@@ -224,17 +248,13 @@ public final class LockedSignalling {
                 LOCK.unlock();
             }
             CheckFailed.require(echoed == sent || echoed == sent - 1, "run " + run + ": sent " + sent + ", echo was "
-                + echoed + " after --max-ms=" + maxMs + ": the exchange is out of step");
-            throw new IllegalStateException("run " + run + " did not finish within --max-ms=" + maxMs + " (sent " + sent
-                + " of " + iterations + ")");
+                + echoed + ": the exchange is out of step");
+            if (sent == lastSent) {
+                throw new IllegalStateException("run " + run + " made no progress for --max-ms=" + maxMs + " (sent "
+                    + sent + ", echo " + echoed + ")");
+            }
+            lastSent = sent;
         }
-        failure.rethrow("signalling thread");
-        CheckFailed.require(sendValue == iterations - 1 && echoValue == iterations - 1, "run " + run + ": sendValue="
-            + sendValue + ", echoValue=" + echoValue + " after " + iterations + " exchanges");
-        final VolatilePingPong.Result result = new VolatilePingPong.Result(iterations, 0);
-        result.duration = duration;
-        result.exchanges = iterations;
-        return result;
     }
 
     /** The listing's sender loop. */
