@@ -108,7 +108,7 @@ def test_list_imports_neither_pandas_nor_matplotlib_nor_jpype(results_dir):
     (["run", "locks", "--preset", "smoke", "--cpus", "999"], "CPU ids 999: this machine has CPUs"),
     (["run", "locks", "--preset", "smoke", "--jdk", "/tmp"], "JDK path /tmp: no executable bin/java"),
     (["run", "locks", "--preset", "smoke", "--jvm-flags=-XX:+NoSuchFlag"], "rejects them: Unrecognized VM option 'NoSuchFlag'"),
-    (["run", "locks", "--preset", "smoke", "--timeout", "0"], "timeout '0.0': must be a number of seconds > 0"),
+    (["run", "locks", "--preset", "smoke", "--timeout", "0"], "must be a number of seconds > 0"),
     (["show", "nope"], "experiment 'nope': unknown"),
     (["run"], "the following arguments are required: experiment"),
     (["run", "locks", "--preset", "smoke", "--only", "colour=red"], "only 'colour=red': unknown key 'colour'"),
