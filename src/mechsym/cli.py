@@ -19,21 +19,63 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
+class _Once(argparse.Action):
+    """An option that may be given once: a second value is refused rather than silently replacing the first."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string in getattr(namespace, "_given", set()):
+            both = "" if self.nargs == 0 else f" ({getattr(namespace, self.dest)!r} and {values!r})"
+            parser.error(f"argument {option_string}: given twice{both}; give it once")
+        namespace._given = getattr(namespace, "_given", set()) | {option_string}
+        setattr(namespace, self.dest, values)
+
+
+class _OnceFlag(_Once):
+    def __init__(self, option_strings, dest, **kw):
+        super().__init__(option_strings, dest, nargs=0, default=False, **kw)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        super().__call__(parser, namespace, True, option_string)
+
+
+def _joined_values(argv: list[str], option: str, own: set[str]) -> list[str]:
+    """`--jvm-flags "-XX:+UseParallelGC"` as the README writes it: a value that starts with '-' taken as the value
+    (argparse would read it as an option), unless it is one of the command's own options."""
+    out, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return out + argv[i:]
+        if a == option and i + 1 < len(argv) and argv[i + 1].startswith("-") and argv[i + 1].split("=", 1)[0] not in own:
+            out.append(f"{option}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="mechsym", description="Re-run the Mechanical Sympathy experiments on this machine.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     sub.add_parser("list", help="this machine, the JDKs found, the experiments and the stored runs")
     r = sub.add_parser("run", help="run an experiment's sweep and store the results")
     r.add_argument("experiment")
-    r.add_argument("--preset", default="standard", help="smoke | standard | full (default: standard)")
-    r.add_argument("--jdk", default=None, help="JDK feature versions (17,25), a JDK home, or 'all' (default)")
-    r.add_argument("--threads", default=None, help="thread counts to run instead of the preset's, e.g. 1,2,4")
-    r.add_argument("--cpus", default=None, help="run every fork under taskset -c CPUS (ids this machine has)")
-    r.add_argument("--jvm-flags", default="", help="extra JVM flags for every Java fork, e.g. '-XX:+UseParallelGC'")
-    r.add_argument("--timeout", type=float, default=None, help="seconds before a fork is killed (default: the preset's)")
-    r.add_argument("--only", default=None, help="keep matching cells only, e.g. 'variant=reentrant,atomic;grid=main'")
-    r.add_argument("--no-progress", action="store_true", help="no progress bar")
-    r.add_argument("--dry-run", action="store_true", help="print the cells and commands, run nothing")
+    r.add_argument("--preset", default="standard", action=_Once, help="smoke | standard | full (default: standard)")
+    r.add_argument("--jdk", default=None, action=_Once,
+                   help="JDK feature versions (17,25), a JDK home, or 'all' (default)")
+    r.add_argument("--threads", default=None, action=_Once,
+                   help="thread counts to run instead of the preset's, e.g. 1,2,4")
+    r.add_argument("--cpus", default=None, action=_Once,
+                   help="run every fork under taskset -c CPUS (ids this machine has)")
+    r.add_argument("--jvm-flags", default="", action=_Once,
+                   help="extra JVM flags for every Java fork, e.g. \"-XX:+UseParallelGC -Xmx2g\"")
+    r.add_argument("--timeout", default=None, action=_Once,
+                   help="seconds before a fork is killed, at most 86400 (default: the preset's)")
+    r.add_argument("--only", default=None, action=_Once,
+                   help="keep matching cells only, e.g. 'variant=reentrant,atomic;grid=main'")
+    r.add_argument("--no-progress", action=_OnceFlag, help="no progress bar")
+    r.add_argument("--dry-run", action=_OnceFlag, help="print the cells and commands, run nothing")
     s = sub.add_parser("show", help="per-cell medians and ranges of one stored run of an experiment")
     s.add_argument("experiment")
     s.add_argument("--machine", default=None, help="a machine id, or 'all' (default: this machine)")
@@ -65,16 +107,29 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+RUN_OPTIONS = {"--preset", "--jdk", "--threads", "--cpus", "--jvm-flags", "--timeout", "--only", "--no-progress",
+               "--dry-run", "-h", "--help"}
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = _joined_values(list(sys.argv[1:] if argv is None else argv), "--jvm-flags", RUN_OPTIONS)
     args = _parser().parse_args(argv)
+    import signal
+
+    def _stop(signum, frame):  # SIGTERM or SIGHUP: the same way out as Ctrl-C (clean-ups run, one line)
+        raise KeyboardInterrupt(f"signal {signum}")
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _stop)
     try:
         return _dispatch(args)
     except MechsymError as e:
         print(f"mechsym: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("mechsym: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        signum = int(str(e).split()[-1]) if str(e).startswith("signal ") else int(signal.SIGINT)
+        how = "" if signum == signal.SIGINT else f" ({signal.Signals(signum).name})"
+        print(f"mechsym: interrupted{how}", file=sys.stderr)
+        return 128 + signum
     except BrokenPipeError:  # e.g. `mechsym verdicts | head`
         import os
 
@@ -95,7 +150,14 @@ def _dispatch(args) -> int:
         module = experiments.get(args.experiment)
         sweep.check_preset(args.preset)
         jdks = select(args.jdk)
-        overrides = dict(threads=args.threads, cpus=args.cpus, jvm_flags=tuple(args.jvm_flags.split()),
+        import shlex
+
+        try:
+            flags = tuple(shlex.split(args.jvm_flags))
+        except ValueError as e:
+            raise MechsymError(f"--jvm-flags {args.jvm_flags!r}: {e} (quote a flag with spaces as "
+                               "--jvm-flags=\"-Dname='a b'\")") from e
+        overrides = dict(threads=args.threads, cpus=args.cpus, jvm_flags=flags,
                          timeout=args.timeout, only=args.only)
         if args.dry_run:
             cells = sweep.plan(module, args.preset, jdks, **overrides)
@@ -176,9 +238,11 @@ def _wrap(text: str, width: int, indent: str = "", first: str = "") -> list[str]
                          break_on_hyphens=False) or [first.rstrip()]
 
 
-def _table(rows: list[list], header: list[str], right=(), wrap=(), indent: int = 0, width: int | None = None) -> list[str]:
+def _table(rows: list[list], header: list[str], right=(), wrap=(), indent: int = 0, width: int | None = None,
+           roomy=()) -> list[str]:
     """Rows as an aligned text table: text left-aligned, columns in `right` right-aligned. When the table is wider
-    than `width`, the columns in `wrap` are narrowed (widest first) and their text wrapped onto more lines."""
+    than `width`, the columns in `wrap` are narrowed (widest first; those in `roomy` count half their width, so they
+    keep about twice the room) and their text wrapped onto more lines."""
     import textwrap
     from itertools import zip_longest
 
@@ -191,7 +255,7 @@ def _table(rows: list[list], header: list[str], right=(), wrap=(), indent: int =
         shrinkable = [i for i in wrap if w[i] > floor[i]]
         if not shrinkable:
             break
-        i = max(shrinkable, key=lambda k: w[k])
+        i = max(shrinkable, key=lambda k: w[k] / (2 if k in roomy else 1))
         w[i] -= 1
     pad = " " * indent
 
@@ -863,7 +927,8 @@ def _verdicts_text(out) -> list[str]:
                                                                    r["outcome"], now or DASH, agreement(r) or DASH])
             header = (["machine"] if multi else []) + ["scope", "protocol", "holds?", "now", "runs agreeing"]
             k = 1 if multi else 0
-            lines += _table(table, header, wrap=(k, k + 3, k + 4) + ((0,) if multi else ()), indent=4, width=width)
+            lines += _table(table, header, wrap=(k, k + 3, k + 4) + ((0,) if multi else ()), indent=4, width=width,
+                            roomy=(k + 3,))
     lines.append("")
     lines.append(f"{len(out)} verdicts: " + ", ".join(f"{n} {s}" for s, n in counts.items()))
     return lines
