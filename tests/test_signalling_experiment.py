@@ -44,11 +44,29 @@ def test_cells_cover_placements_and_mark_missing_smt():
                                                                       "unpinned": ""}
     assert all(c.cpus is None for c in cs)  # per-thread pinning inside the kernel, never process taskset
     assert all(c.forks == exp.PRESETS["standard"]["forks"] for c in cs)  # the sweep interleaves the forks
-    assert len({(c.variant, c.jdk, c.labels["placement"]) for c in cs}) == len(cs)
+    assert len({(c.variant, c.jdk, c.labels["placement"], c.params["protocol"]) for c in cs}) == len(cs)
     assert all(c.jdk is None for c in cs if c.kernel.startswith("c:"))
     assert {c.jdk.feature for c in cs if not c.kernel.startswith("c:")} == {j.feature for j in jdks}
     bounded = [c for c in ok if c.labels["placement"] == "same-cpu" and c.params.get("wait") == "spin"]
     assert bounded and all(c.params["max-ms"] <= 1000 and c.params["sample-every"] == 1 for c in bounded)
+
+
+def test_post_protocol_cells_are_the_posts_own_runs():
+    """One cold run per JVM, busy spin, whole runs timed: the cells the posts ran (lock pinned and unpinned, busy
+    spin pinned in Java and C), with the same exchanges per run as the lab's cells."""
+    jdks = list(discover())
+    cs = exp.cells("standard", fake_topo(), jdks)
+    post = [c for c in cs if c.params["protocol"] == "post"]
+    assert {(c.variant, c.labels["placement"]) for c in post} == set(sweep_mod.POST_CELLS)
+    assert len(post) == 3 * len(jdks) + 1
+    for c in post:
+        assert c.params["runs"] == 1 and c.params["warmup-runs"] == 0 and c.params["sample-every"] == 0
+        assert c.params.get("wait", "spin") == "spin" and c.params["max-ms"] < c.timeout * 1000
+        lab = next(x for x in cs if x.params["protocol"] == "lab" and (x.variant, x.jdk, x.labels["placement"])
+                   == (c.variant, c.jdk, c.labels["placement"]))
+        assert lab.params["iterations"] == c.params["iterations"]
+    with pytest.raises(MechsymError, match="protocol 'post' for volatile-yield cross-core"):
+        exp.cell_for("volatile-yield", "cross-core", "smoke", fake_topo(), jdks[0], protocol="post")
 
 
 def test_smt_placement_used_when_the_machine_has_it_and_one_cpu_has_no_pairs():
@@ -80,6 +98,16 @@ def test_presets_and_notebooks():
     assert set(exp.PRESETS) == {"smoke", "standard", "full"}
     assert exp.NAME == "signalling" and exp.NOTEBOOKS == ["03-condition-variables", "08-inter-thread-latency"]
     assert {c.notebook for c in exp.CLAIMS} == set(exp.NOTEBOOKS)
+
+
+@pytest.mark.parametrize("kernel", [exp.VARIANTS["locked"][0], exp.VARIANTS["volatile-spin"][0], "c"])
+def test_protocols_are_the_kernels_own(kernel):
+    """Python's protocols equal each kernel's (Java through JPype; C from its bad-argument message)."""
+    if kernel == "c":
+        r = subprocess.run([str(ROOT / "build" / "c" / "pingpong"), "--protocol=x"], capture_output=True, text=True)
+        assert r.returncode == 2 and f"allowed values are {', '.join(sweep_mod.PROTOCOLS)}" in r.stderr
+    else:
+        assert list(bridge.kernel(kernel).protocols()) == sweep_mod.PROTOCOLS
 
 
 def test_wait_modes_are_the_kernels_own():
@@ -315,9 +343,10 @@ def test_smoke_sweep_stores_tidy_rows(results_dir):
     """A slice of the smoke sweep end to end (the notebooks run all of it): rows carry placement, pinning, JDK."""
     import types
 
-    keep = {("locked", "same-cpu"), ("volatile-spin", "unpinned"), ("c-spin", "same-cpu"), ("volatile-spin", "smt")}
+    keep = {("locked", "same-cpu", "lab"), ("volatile-spin", "unpinned", "lab"), ("c-spin", "same-cpu", "lab"),
+            ("volatile-spin", "smt", "lab"), ("locked", "unpinned", "post")}
     part = types.SimpleNamespace(NAME=exp.NAME, cells=lambda preset, topo, jdks: [
-        c for c in exp.cells(preset, topo, jdks) if (c.variant, c.labels["placement"]) in keep])
+        c for c in exp.cells(preset, topo, jdks) if (c.variant, c.labels["placement"], c.params["protocol"]) in keep])
     meta = sweep.execute(part, "smoke", progress=False)
     assert meta["failures"] == []
     df = meta["frame"]
@@ -326,5 +355,7 @@ def test_smoke_sweep_stores_tidy_rows(results_dir):
     assert set(ok.loc[ok["placement"] == "unpinned", "pinning"]) == {"none"}
     assert set(ok.loc[ok["placement"] != "unpinned", "pinning"]) == {"thread"}
     assert (ok.loc[ok["metric"] == "ns_per_op", "value"] > 0).all()
+    post = ok[ok["protocol"] == "post"]
+    assert set(post["variant"]) == {"locked"} and set(post["iteration"]) == {0} and not post["warmup"].any()
     assert len(exp.verdicts(df)) == len(exp.CLAIMS)   # no cross-core cell here: one 'not measurable' per claim
     assert not exp.timer_table(df).empty

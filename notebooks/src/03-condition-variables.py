@@ -122,7 +122,7 @@ exp.comparison_cv(df, ref)
 # the 95% interval over forks:
 
 # %%
-exp.forks_table(df, ["locked", "volatile-spin"], placement=None)
+exp.forks_table(df, ["locked", "volatile-spin"], placement=["cross-core", "unpinned"])
 
 # %%
 exp.plot_sorted_runs(df, ["locked", "volatile-spin"]);

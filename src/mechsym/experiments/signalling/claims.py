@@ -5,13 +5,15 @@ Every threshold cites the post's sentence and states how its words are read; the
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
 from ... import analysis
 from ...analysis import fmt_ns
-from ...verdicts import Claim, Rule, Verdict, estimate, judge, unmeasurable
-from .rows import PROTOCOLS, forks, median, rows
+from ...verdicts import HOLDS, UNMEASURABLE, Claim, Rule, Verdict, estimate, judge, unmeasurable
+from .rows import PROTOCOLS, forks, median, post_rows, rows
 from .sweep import POST_CV, POST_ITL, REF_CV, REF_ITL
 
 NB_CV, NB_ITL = "03-condition-variables", "08-inter-thread-latency"
@@ -145,21 +147,34 @@ def _single(claim, vals, scope, protocol, unit, why=""):
 
 
 def _typical(df, **cell) -> str:
-    """What a sampled exchange costs (the lab's round-trip timer), beside the post's mean."""
-    p50 = median(df, "round_trip_p50", **cell)
-    return (f"a sampled round trip's median is {fmt_ns(p50)} (~{fmt_ns(p50 / 2)} one-way with one timer call): "
-            f"the mean also carries stalls" if p50 else "")
+    """What the lab's sampled round trips show beside the mean (the post's ns/op): their median and their max."""
+    p50, top = median(df, "round_trip_p50", **cell), median(df, "round_trip_max", **cell)
+    return (f"the lab's sampled round trips (one timer call each): median {fmt_ns(p50)}, max {fmt_ns(top)}"
+            if p50 else "")
+
+
+def _source(df, protocol, **cell) -> str:
+    """Where the post's protocol was read from, when not from the kernels' post-protocol cells."""
+    if protocol.name != "post":
+        return ""
+    _, source = post_rows(df, **cell)
+    return "" if source.startswith("the kernels'") else f"post protocol read from {source} (no post-protocol cells)"
+
+
+def _join(*texts: str) -> str:
+    return "; ".join(t for t in texts if t)
 
 
 def _lock_verdicts(df, jdk, protocol) -> list[Verdict]:
     cell = lambda variant, placement: forks(df, protocol, variant=variant, jdk=jdk, placement=placement)
     lock, vol, unp = cell("locked", PINNED), cell("volatile-spin", PINNED), cell("locked", "unpinned")
     scope = {"jdk": jdk, "placement": PINNED}
+    src = _source(df, protocol, variant="locked", jdk=jdk, placement=PINNED)
     return [
-        _ratio(CLAIM["signalling.lock-1000x-volatile"], lock, vol, scope, protocol, ("locked", "volatile-spin")),
+        _ratio(CLAIM["signalling.lock-1000x-volatile"], lock, vol, scope, protocol, ("locked", "volatile-spin"), src),
         _ratio(CLAIM["signalling.unpinned-several-times-slower"], unp, lock,
-               {"jdk": jdk, "placement": "unpinned vs cross-core"}, protocol, ("unpinned", "cross-core")),
-        _single(CLAIM["signalling.lock-latency-microseconds"], lock, scope, protocol, "ns"),
+               {"jdk": jdk, "placement": "unpinned vs cross-core"}, protocol, ("unpinned", "cross-core"), src),
+        _single(CLAIM["signalling.lock-latency-microseconds"], lock, scope, protocol, "ns", src),
     ]
 
 
@@ -168,12 +183,14 @@ def _spin_verdicts(df, runtime, where, c_vals, protocol) -> list[Verdict]:
     scope = ({"runtime": "C (gcc)"} if runtime == "c" else {"jdk": runtime}) | {"placement": PINNED}
     ns = forks(df, protocol, variant=variant, placement=PINNED, **where)
     ops = forks(df, protocol, "throughput", variant=variant, placement=PINNED, **where)
-    why = _typical(df, variant=variant, placement=PINNED, **where)
-    out = [_single(CLAIM["signalling.volatile-under-50ns"], ns, scope, protocol, "ns", why),
-           _single(CLAIM["signalling.20-30m-exchanges"], ops, scope, protocol, "ops/s", why)]
+    src = _source(df, protocol, variant=variant, placement=PINNED, **where)
+    typical = _typical(df, variant=variant, placement=PINNED, **where)
+    out = [_single(CLAIM["signalling.volatile-under-50ns"], ns, scope, protocol, "ns", src),
+           _single(CLAIM["signalling.20-30m-exchanges"], ops, scope, protocol, "ops/s", src)]
+    out = [v if v.outcome in (HOLDS, UNMEASURABLE) else replace(v, why=_join(v.why, typical)) for v in out]
     if runtime != "c":
         c = CLAIM["signalling.java-c-equal"]
-        out.append(_ratio(c, ns, c_vals, scope, protocol, ("Java", "C")) if len(c_vals) else
+        out.append(_ratio(c, ns, c_vals, scope, protocol, ("Java", "C"), src) if len(c_vals) else
                    unmeasurable(c, "no C results (build it with `make`)", scope=scope, protocol=protocol))
     return out
 

@@ -73,20 +73,19 @@ def forks(df: pd.DataFrame, protocol, metric: str = "ns_per_op", **cell) -> np.n
 
 
 def per_fork_table(df: pd.DataFrame, metric: str = "ns_per_op", by=("variant", "runtime", "placement")) -> pd.DataFrame:
-    """Every fork's number under both protocols: the groups' columns, protocol, fork_key, value."""
+    """Every fork's number under both protocols: the groups' columns, protocol, source (which cells and run it
+    was read from), fork_key, value."""
     by = list(by)
     parts = []
-    for protocol in PROTOCOLS:
-        if protocol.name == POST.name:
-            m = rows(df, metric, warmup=True)
-            has_post = set(map(tuple, m.loc[m["protocol"] == "post", by].astype(str).values))
-            keep = [(p == "post") or (p == "lab" and tuple(k) not in has_post)
-                    for p, k in zip(m["protocol"], m[by].astype(str).values)]
-            m = m[keep]
-        else:
-            m = lab_rows(df, metric)
-        pf = analysis.per_fork(m, protocol, by)
-        parts.append(pf.assign(protocol=protocol.name))
+    m = rows(df, metric, warmup=True)
+    has_post = m["protocol"] == "post"
+    post_cells = set(map(tuple, m.loc[has_post, by].astype(str).values))
+    fallback = (~has_post) & ~pd.Series([tuple(k) in post_cells for k in m[by].astype(str).values], index=m.index)
+    for sub, protocol, source in ((m[has_post], POST, "the kernels' post protocol"),
+                                  (m[fallback], POST, "the lab kernel's first run"),
+                                  (lab_rows(df, metric), LAB, "the lab's measured runs")):
+        if len(sub):
+            parts.append(analysis.per_fork(sub, protocol, by).assign(protocol=protocol.name, source=source))
     out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     return analysis.sort_by(out, ORDERS) if len(out) else out
 

@@ -35,6 +35,14 @@ VARIANTS = {
 # The kernels' wait modes (VolatilePingPong.WAITS and pingpong.c alike; a test reads both): the sweep runs spin and
 # yield; pause (Thread.onSpinWait / PAUSE) is there to try by hand, e.g. `--wait=pause`, and is not in the posts.
 WAITS = ["spin", "pause", "yield"]
+# The kernels' protocols (VolatilePingPong.PROTOCOLS, LockedSignalling.PROTOCOLS, pingpong.c; a test reads them):
+# lab, the harness (threads reused, warm-up runs, several measured runs, sampled round trips); post, the listing's
+# structure (fresh threads, the ping loop on main, one cold run per JVM here, as the posts ran it).
+PROTOCOLS = ["lab", "post"]
+# The cells the posts themselves ran, run again with the kernels' post protocol: the lock pinned and unpinned
+# (2011-11-05), the busy spin pinned in Java and C (2011-08-09). Same exchanges per run as the lab's cells.
+POST_CELLS = [("locked", "cross-core"), ("locked", "unpinned"), ("volatile-spin", "cross-core"),
+              ("c-spin", "cross-core")]
 JAVA_VARIANTS = ["locked", "volatile-spin", "volatile-yield"]
 C_VARIANTS = ["c-spin", "c-yield"]
 PLACEMENTS = ["cross-core", "smt", "same-cpu", "unpinned"]
@@ -70,18 +78,30 @@ def pin_for(topo: Topology, placement: str) -> list[int] | None:
     return topo.placement(placement)
 
 
-def cell_for(variant: str, placement: str, preset: str, topo: Topology, jdk: Jdk | None) -> Cell:
-    """One cell of the lab's sweep (also used by the tests)."""
+def cell_for(variant: str, placement: str, preset: str, topo: Topology, jdk: Jdk | None,
+             protocol: str = "lab") -> Cell:
+    """One cell of the sweep (also used by the tests): the lab's harness, or the kernels' post protocol (one cold
+    run per JVM, busy spin, no sampled round trips)."""
     if variant not in VARIANTS:
         raise MechsymError(f"variant '{variant}': allowed variants are {', '.join(VARIANTS)}")
     if preset not in PRESETS:
         raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
+    if protocol not in PROTOCOLS or protocol == "post" and (variant, placement) not in POST_CELLS:
+        raise MechsymError(f"protocol '{protocol}' for {variant} {placement}: allowed are lab, and post for "
+                           + ", ".join(f"{v} {pl}" for v, pl in POST_CELLS))
     p = PRESETS[preset]
     kernel, wait, language, mechanism, _ = VARIANTS[variant]
     cpus = pin_for(topo, placement)
+    pin = ",".join(map(str, cpus or []))
     runs, warmup = p["runs"], p["warmup_runs"]
-    if variant == "locked":
-        params = {"iterations": p["locked_iterations"], "sample-every": p["locked_sample_every"]}
+    if protocol == "post":
+        # as the posts ran: one cold run per JVM, busy spin, the whole run timed; max-ms is the kernel's watchdog
+        iterations = p["locked_iterations"] if variant == "locked" else p["volatile_iterations"]
+        params = {"protocol": "post", "iterations": iterations, **({"wait": "spin"} if wait else {}),
+                  "sample-every": 0, "max-ms": (p["timeout"] - 30) * 1000, "runs": 1, "warmup-runs": 0, "pin": pin}
+    elif variant == "locked":
+        params = {"protocol": "lab", "iterations": p["locked_iterations"], "sample-every": p["locked_sample_every"],
+                  "runs": runs, "warmup-runs": warmup, "pin": pin}
     else:
         bounded = placement == "same-cpu" and wait == "spin"
         iterations = p["yield_iterations"] if wait == "yield" else p["volatile_iterations"]
@@ -89,9 +109,9 @@ def cell_for(variant: str, placement: str, preset: str, topo: Topology, jdk: Jdk
         if bounded:
             # one exchange per time slice: time-bounded, every exchange sampled
             runs, sample = p["same_cpu_runs"], 1
-        params = {"iterations": iterations, "wait": wait, "sample-every": sample,
-                  "max-ms": p["same_cpu_max_ms"] if bounded else p["max_ms"]}
-    params.update({"runs": runs, "warmup-runs": warmup, "pin": ",".join(map(str, cpus or []))})
+        params = {"protocol": "lab", "iterations": iterations, "wait": wait, "sample-every": sample,
+                  "max-ms": p["same_cpu_max_ms"] if bounded else p["max_ms"], "runs": runs, "warmup-runs": warmup,
+                  "pin": pin}
     labels = {"placement": placement, "language": language, "mechanism": mechanism}
     unavailable = None if cpus is not None else topo.missing_reason(placement)
     return Cell(variant=variant, kernel=kernel, params=params, labels=labels,
@@ -100,7 +120,8 @@ def cell_for(variant: str, placement: str, preset: str, topo: Topology, jdk: Jdk
 
 
 def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Cell]:
-    """Every variant x placement x JDK (smoke: the first JDK only, to stay within seconds).
+    """Every variant x placement x JDK with the lab's harness, then the posts' own cells with the kernels' post
+    protocol (smoke: the first JDK only, to stay within seconds).
 
     Each cell runs `forks` fresh JVMs; the sweep interleaves them round-robin over the cells (fork 0 of every
     cell, then fork 1, ...), so a slow drift of the machine spreads over every cell."""
@@ -113,6 +134,9 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
         for jdk in jdks:
             out += [cell_for(v, placement, preset, topo, jdk) for v in JAVA_VARIANTS]
         out += [cell_for(v, placement, preset, topo, None) for v in C_VARIANTS]
+    for variant, placement in POST_CELLS:
+        for jdk in ([None] if VARIANTS[variant][2] == "c" else jdks):
+            out.append(cell_for(variant, placement, preset, topo, jdk, protocol="post"))
     return out
 
 

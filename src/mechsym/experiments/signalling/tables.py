@@ -207,7 +207,7 @@ def bounded_runs(df: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------- forks, protocols and runs side by side
 
 @analysis.by_machine
-def forks_table(df: pd.DataFrame, variants: list[str] | None = None, placement: str | None = "cross-core",
+def forks_table(df: pd.DataFrame, variants: list[str] | None = None, placement: str | list[str] | None = "cross-core",
                 metric: str = "ns_per_op") -> pd.DataFrame:
     """Each cell's forks under the post's protocol (first, cold run of each JVM) and the lab's (median of the
     measured runs): every fork's number, sorted, and the median with its 95% interval over forks.
@@ -217,15 +217,15 @@ def forks_table(df: pd.DataFrame, variants: list[str] | None = None, placement: 
     if variants:
         pf = pf[pf["variant"].isin(variants)]
     if placement:
-        pf = pf[pf["placement"] == placement]
+        pf = analysis.where(pf, placement=placement)
     if pf.empty:
         return pd.DataFrame()
     unit = "ns" if metric == "ns_per_op" else "ops/s"
     out = []
-    for key, g in pf.groupby(["variant", "runtime", "placement", "protocol"], sort=False):
+    for key, g in pf.groupby(["variant", "runtime", "placement", "protocol", "source"], sort=False):
         vals = g["value"].to_numpy(dtype=float)
         est = estimate(lambda a: a, vals)
-        out.append(dict(zip(["variant", "runtime", "placement", "protocol"], key),
+        out.append(dict(zip(["variant", "runtime", "placement", "protocol", "read from"], key),
                         **{"median [95% interval], forks": est.text(unit) if est else "",
                            "every fork, sorted": ", ".join(analysis.fmt_value(v, unit) for v in np.sort(vals))}))
     return analysis.sort_by(pd.DataFrame(out), ORDERS).set_index(["variant", "runtime", "placement", "protocol"])
