@@ -33,7 +33,7 @@ MACHINE = None      # None: this machine (or the newest stored); a machine id; o
 # %%
 from IPython.display import display
 
-from mechsym import nb, plots, reference, verdicts
+from mechsym import nb, overview, plots, reference, verdicts
 from mechsym.experiments import signalling as exp
 
 plots.style()
@@ -75,7 +75,9 @@ exp.plot_reference_cv(ref);
 # The post's kernel (`mechsym.signalling.LockedSignalling`) and, in the same sweep, the volatile busy-spin ping-pong of
 # the 2011-08-09 post (`mechsym.signalling.VolatilePingPong`), so that claim 1 compares two numbers measured side by
 # side. Every cell runs in several fresh JVMs (forks), several measured runs in each after a warm-up run; both JDKs.
-# The clock starts when both threads meet at a barrier (the post's timed region included thread start-up).
+# The clock starts when both threads meet at a barrier. Beside them, the cells the post itself ran (pinned and
+# unpinned) run again with the kernel's `post` protocol, the listing's structure: two fresh threads, timed from their
+# start to their join, one cold run per JVM.
 
 # %%
 df = nb.results("signalling", PRESET, MACHINE)
@@ -179,10 +181,12 @@ exp.run_to_run(df, ["locked", "volatile-spin"])
 #
 # Per JDK, first under the post's protocol, then the lab's: the statistic per fork, its median over forks with a 95%
 # bootstrap interval, and the forks' own numbers. *holds* or *does not hold* only when the whole interval is on one
-# side of the threshold (see *read as* in the claims table); otherwise *inconclusive*.
+# side of the threshold (see *read as* in the claims table); otherwise *inconclusive*. *runs agreeing*: how many
+# complete stored runs of this machine give the same outcome (unstable: some hold, others do not; the runs are side
+# by side above).
 
 # %%
-verdicts.styled(verdicts.for_notebook(exp.verdicts(df), NB))
+verdicts.styled(overview.replication(exp, exp.NAME, df, verdicts.for_notebook(exp.verdicts(df), NB)))
 
 # %% [markdown]
 # ## What changed since 2011

@@ -35,7 +35,7 @@ MACHINE = None      # None: this machine (or the newest stored); a machine id; o
 # %%
 from IPython.display import display
 
-from mechsym import nb, plots, reference, verdicts
+from mechsym import nb, overview, plots, reference, verdicts
 from mechsym.experiments import signalling as exp
 
 plots.style()
@@ -74,7 +74,9 @@ exp.reference_itl_table(ref)
 # `mechsym.signalling.VolatilePingPong` (Java, JDK 17 and 25) and `build/c/pingpong` (C, `gcc -O2`, GCC atomic
 # builtins) run the same ping-pong with the same arguments and print the same CSV. Both keep `s1` and `s2` adjacent,
 # as the post did, so they share a cache line. Several forks per cell, several measured runs per fork after warm-up
-# runs; the post's 500 M exchanges are the `full` preset.
+# runs; the post's 500 M exchanges are the `full` preset. Beside them, the post's own cell (busy spin, cross-core)
+# runs again with the kernels' `post` protocol, the listing's structure: the ping loop on `main`, a fresh pong
+# thread, one cold run per JVM.
 
 # %%
 df = nb.results("signalling", PRESET, MACHINE)
@@ -191,10 +193,11 @@ exp.run_to_run(df, ["volatile-spin", "c-spin"])
 # Per runtime (each JDK, C), first under the post's protocol, then the lab's: the statistic per fork, its median over
 # forks with a 95% bootstrap interval, and the forks' own numbers. *holds* or *does not hold* only when the whole
 # interval is on one side of the threshold (see *read as* in the claims table); otherwise *inconclusive*, with a rough
-# count of the forks that would likely decide it.
+# count of the forks that would likely decide it. *runs agreeing*: how many complete stored runs of this machine
+# give the same outcome (unstable: some hold, others do not; the runs are side by side above).
 
 # %%
-verdicts.styled(verdicts.for_notebook(exp.verdicts(df), NB))
+verdicts.styled(overview.replication(exp, exp.NAME, df, verdicts.for_notebook(exp.verdicts(df), NB)))
 
 # %% [markdown]
 # ## What changed since 2011
