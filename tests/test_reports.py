@@ -312,7 +312,8 @@ def test_with_code_keeps_the_code_and_never_the_parameters(tmp_path):
     from mechsym.reports import SETUP, SETUP_TAG, to_html
 
     nb = nbformat.v4.new_notebook()
-    table = {"text/html": "<table><tr><td>312.4M ops/s</td></tr></table>", "text/plain": "312.4M ops/s"}
+    table = {"text/html": "<table><tr><td>312.4M ops/s</td><td>cross-core</td></tr></table>",
+             "text/plain": "312.4M ops/s"}
     nb.cells = [
         nbformat.v4.new_code_cell(SETUP, metadata={"tags": [SETUP_TAG]}),
         nbformat.v4.new_markdown_cell("# A post"),
@@ -331,3 +332,5 @@ def test_with_code_keeps_the_code_and_never_the_parameters(tmp_path):
         assert "312.4M ops/s" in text and "A post" in text
         assert "PRESET" not in text and "display_defaults" not in text
         assert ("summary_table" in text) == with_code and ("nothing shown" in text) == with_code
+        # numbers right-aligned, text left-aligned
+        assert '<td class="mechsym-num">312.4M ops/s</td>' in text and "<td>cross-core</td>" in text

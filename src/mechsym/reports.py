@@ -86,8 +86,36 @@ SELF_CONTAINED = """{%- extends 'index.html.j2' -%}
 {% block jupyter_widgets %}{% endblock jupyter_widgets %}
 {% block html_head_js_mathjax %}{% endblock html_head_js_mathjax %}
 {% block html_head_js_mermaidjs %}{% endblock html_head_js_mermaidjs %}
+{% block notebook_css %}{{ super() }}
+<style>
+/* tables: text left-aligned, numbers right-aligned in tabular figures (JupyterLab right-aligns every cell) */
+:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon td, :not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon th {
+  text-align: left; vertical-align: top; }
+:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon table thead tr th { text-align: left; }  /* over pandas' own */
+:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon td.mechsym-num {
+  text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+</style>
+{% endblock notebook_css %}
 """
 NOTEBOOK_LINK = re.compile(r'href="(\d\d-[A-Za-z0-9_-]+)\.ipynb(#[^"]*)?"')
+TABLE_CELL = re.compile(r"<td(\s[^>]*)?>(.*?)</td>", re.S)
+# A number as a table shows one: optional sign or comparison, digits, then at most a short unit ('312.4M ops/s',
+# '1.02x', '32.86 µs', '—').
+NUMBER = re.compile(r"[\s+\-−~≈<>≤≥]*(\d[\d,.\u2009]*(\s?[A-Za-zµ%×]{1,8}(/[a-z]{1,3})?){0,2}(\s*\[[^\]]{0,40}\])?|—|-)\s*")
+
+
+def _align(body: str) -> str:
+    """Marks the table cells that hold a number (class mechsym-num, right-aligned); text cells stay left-aligned."""
+    def mark(m):
+        attrs, inner = m.group(1) or "", m.group(2)
+        if not NUMBER.fullmatch(re.sub(r"<[^>]+>", "", inner)):
+            return m.group(0)
+        if 'class="' in attrs:
+            attrs = attrs.replace('class="', 'class="mechsym-num ', 1)
+        else:
+            attrs += ' class="mechsym-num"'
+        return f"<td{attrs}>{inner}</td>"
+    return TABLE_CELL.sub(mark, body)
 
 
 def for_reader(nb, with_code: bool = False):
@@ -148,7 +176,7 @@ def to_html(executed: Path, html: Path, with_code: bool = False) -> None:
                             exclude_input=not with_code, exclude_input_prompt=not with_code,
                             exclude_output_prompt=not with_code)
     body, _ = exporter.from_notebook_node(nb)
-    body = NOTEBOOK_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', body)
+    body = _align(NOTEBOOK_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', body))
     html.write_text(body)
 
 
