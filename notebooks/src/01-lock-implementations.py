@@ -138,7 +138,7 @@ exp.summary(df, policy="single")
 # interval is on one side of the threshold, else *inconclusive*. The post's protocol first, the lab's second.
 
 # %%
-verdicts.styled(verdicts.for_notebook(exp.verdicts(df), NB))
+nb.verdict_table(exp, df, NB)
 
 # %% [markdown]
 # ## What changed since 2011

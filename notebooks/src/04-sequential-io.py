@@ -162,7 +162,7 @@ exp.plot_protocols(df);
 # post's words but what the lab reads from its two tables.
 
 # %%
-verdicts.styled(verdicts.for_notebook(exp.verdicts(df), NB))
+nb.verdict_table(exp, df, NB)
 
 # %% [markdown]
 # ## What changed since 2011

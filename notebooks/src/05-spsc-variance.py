@@ -39,7 +39,7 @@ MACHINE = None      # None: this machine (or the newest stored); a machine id; o
 # %%
 from IPython.display import Markdown, display
 
-from mechsym import nb, overview, plots, reference, verdicts
+from mechsym import nb, plots, reference, verdicts
 from mechsym.experiments import spsc as exp
 
 NB = "05-spsc-variance"
@@ -212,8 +212,7 @@ exp.alignment_table(df)
 # that come to the same outcome.
 
 # %%
-vs = verdicts.for_notebook(exp.verdicts(df), NB)
-verdicts.styled(overview.replication(exp, exp.NAME, df, vs))
+nb.verdict_table(exp, df, NB)
 
 # %% [markdown]
 # ## What changed since 2013

@@ -35,7 +35,7 @@ MACHINE = None      # None: this machine (or the newest stored); a machine id; o
 # %%
 from IPython.display import display
 
-from mechsym import nb, overview, plots, reference, verdicts
+from mechsym import nb, plots, reference, verdicts
 from mechsym.experiments import signalling as exp
 
 plots.style()
@@ -197,7 +197,7 @@ exp.run_to_run(df, ["volatile-spin", "c-spin"])
 # give the same outcome (unstable: some hold, others do not; the runs are side by side above).
 
 # %%
-verdicts.styled(overview.replication(exp, exp.NAME, df, verdicts.for_notebook(exp.verdicts(df), NB)))
+nb.verdict_table(exp, df, NB)
 
 # %% [markdown]
 # ## What changed since 2011

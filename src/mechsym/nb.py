@@ -104,3 +104,12 @@ def whose(df: pd.DataFrame, experiment: str | None = None):
         parts.append(f"- {store.machine_label(m)}; run{'s' if len(runs) > 1 else ''} "
                      + ", ".join(f"`{r}`" for r in runs))
     return Markdown("Results shown:\n" + "\n".join(parts))
+
+
+def verdict_table(module, df: pd.DataFrame, notebook: str):
+    """A notebook's verdict table: its claims judged on these rows (per machine, per fork, with intervals), each
+    with how many complete stored runs of the same machine agree, coloured by outcome."""
+    from . import overview, verdicts
+
+    judged = verdicts.for_notebook(overview.machine_verdicts(module, df), notebook)
+    return verdicts.styled(overview.replication(module, module.NAME, df, judged))
