@@ -168,13 +168,7 @@ def estimate(fn: Callable[..., float], *groups, n_boot: int = 2000, level: float
         return Estimate(value, -math.inf, math.inf, n)
     rng = np.random.default_rng(seed)
     meds = [np.median(a[rng.integers(0, a.size, (n_boot, a.size))], axis=1) for a in arrays]
-    stats = np.array([fn(*vals) for vals in zip(*meds)], dtype=float)
-    stats = stats[np.isfinite(stats)]
-    if stats.size == 0:
-        return Estimate(value, -math.inf, math.inf, n)
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(stats, [tail, 100 - tail])
-    return Estimate(value, float(min(low, value)), float(max(high, value)), n)
+    return _interval(value, np.array([fn(*vals) for vals in zip(*meds)], dtype=float), n, level)
 
 
 def estimate_with(fn: Callable[..., float], *groups, n_boot: int = 2000, level: float = LEVEL,
@@ -197,6 +191,11 @@ def estimate_with(fn: Callable[..., float], *groups, n_boot: int = 2000, level: 
     rng = np.random.default_rng(seed)
     picks = [rng.integers(0, len(a), (n_boot, len(a))) for a in arrays]
     stats = np.array([fn(*[a[p[b]] for a, p in zip(arrays, picks)]) for b in range(n_boot)], dtype=float)
+    return _interval(value, stats, n, level)
+
+
+def _interval(value: float, stats: np.ndarray, n: int, level: float) -> Estimate:
+    """The percentile interval of bootstrap statistics (unbounded when none is finite), always holding the value."""
     stats = stats[np.isfinite(stats)]
     if stats.size == 0:
         return Estimate(value, -math.inf, math.inf, n)
