@@ -100,7 +100,8 @@ def _interactive(tmp_path, tamper, method="random-access-file", passes=2, protoc
         if line.startswith("seqio: evict before"):
             parts = line.split()
             phase, n = parts[3], parts[5]
-            requests.append((phase, int(n)))
+            assert parts[6:] == ["method", method] or method == "all", line
+            requests.append((phase, int(n)) if method != "all" else (parts[7], phase, int(n)))
             tamper(f, phase, int(n))
             try:
                 p.stdin.write("ok\n")
@@ -121,6 +122,12 @@ def test_evict_ask_waits_before_every_phase(tmp_path, protocol, method):
     assert rc == 0, err
     assert requests == [(ph, n) for n in range(3) for ph in ("write", "read")]
     assert out.startswith("method,sync,evict,size_bytes,iteration,warmup,metric,value,unit")
+
+
+def test_evict_ask_names_the_method_when_one_jvm_runs_them_all(tmp_path):
+    rc, err, requests, out = _interactive(tmp_path, lambda f, phase, n: None, "all", passes=1, protocol="post")
+    assert rc == 0, err
+    assert requests == [(m, ph, 0) for m in POST_METHODS for ph in ("write", "read")]
 
 
 @pytest.mark.parametrize("protocol, method", [("lab", m) for m in METHODS] + [("post", m) for m in POST_METHODS])

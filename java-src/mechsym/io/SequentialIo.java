@@ -119,8 +119,8 @@ import mechsym.common.Kernels;
  *       the writer to the device's speed, without writing a file larger than
  *       RAM.</li>
  *   <li>(Both protocols.) {@code --evict=ask}: before every timed phase the kernel closes
- *       everything, prints {@code seqio: evict before <phase> pass <n>} on
- *       stderr and waits for one line on stdin. The Python driver
+ *       everything, prints {@code seqio: evict before <phase> pass <n> method
+ *       <method>} on stderr and waits for one line on stdin. The Python driver
  *       ({@code mechsym.experiments.seqio}) then syncs the file and drops its
  *       pages from the page cache ({@code posix_fadvise(DONTNEED)}), so the
  *       phase starts with a cold cache; eviction is never in the timed
@@ -327,7 +327,7 @@ public final class SequentialIo {
             final int expected = expectedChecksum(ph.size, passSeed);
             previous = expected;
 
-            awaitEviction(ph.evict, ph.stdin, "write", pass);
+            awaitEviction(ph, "write", pass, method);
             System.gc();
             long start = System.nanoTime();
             final int written = write(method, ph.file, ph.size, passSeed, window, ph.sync);
@@ -336,7 +336,7 @@ public final class SequentialIo {
                 + " differs from the pattern's " + expected);
             ph.afterWrite(pass);
 
-            awaitEviction(ph.evict, ph.stdin, "read", pass);
+            awaitEviction(ph, "read", pass, method);
             System.gc();
             start = System.nanoTime();
             final int read = read(method, ph.file, ph.size, window);
@@ -359,7 +359,7 @@ public final class SequentialIo {
         final String fileName = ph.file.toString();
         for (final PostCases.Case c : PostCases.cases(method, ph.sync, window, ph.evict.equals("ask"))) {
             for (int pass = 0; pass < ph.passes; pass++) {
-                awaitEviction(ph.evict, ph.stdin, "write", pass);
+                awaitEviction(ph, "write", pass, c.getName());
                 System.gc();
                 final long writeNs = c.test(PostCases.Case.Type.WRITE, fileName);
                 c.unmapKept();
@@ -367,7 +367,7 @@ public final class SequentialIo {
                     + ": checksum written " + c.writtenChecksum() + " differs from the pattern's " + expected);
                 ph.afterWrite(pass);
 
-                awaitEviction(ph.evict, ph.stdin, "read", pass);
+                awaitEviction(ph, "read", pass, c.getName());
                 System.gc();
                 final long readNs = c.test(PostCases.Case.Type.READ, fileName);   // checks read == written, as the post
                 c.unmapKept();
@@ -390,14 +390,14 @@ public final class SequentialIo {
     }
 
     /** Waits for the driver to evict the file's pages (see class comment). */
-    private static void awaitEviction(final String evict, final BufferedReader stdin, final String phase, final int pass)
+    private static void awaitEviction(final Phases ph, final String phase, final int pass, final String method)
             throws IOException {
-        if (!evict.equals("ask")) {
+        if (!ph.evict.equals("ask")) {
             return;
         }
-        System.err.println("seqio: evict before " + phase + " pass " + pass);
+        System.err.println("seqio: evict before " + phase + " pass " + pass + " method " + method);
         System.err.flush();
-        final String reply = stdin.readLine();
+        final String reply = ph.stdin.readLine();
         if (reply == null) {
             throw new IllegalStateException("--evict=ask: stdin closed before the driver confirmed the eviction");
         }
