@@ -315,6 +315,46 @@ def fmt_column(series: pd.Series, unit: str) -> pd.Series:
     return series.map(lambda v: fmt_value(v, unit))
 
 
+MISSING = "—"
+
+
+def fmt_number(v) -> str:
+    """A bare number as a table shows it: '—' when missing, no scientific notation, no '.0' on whole numbers."""
+    if _nan(v):
+        return MISSING
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if float(v).is_integer() and abs(v) < 1e15:
+        return f"{v:,.0f}"
+    a = abs(v)
+    return f"{v:,.0f}" if a >= 1000 else f"{v:.3g}" if a >= 0.001 else f"{v:.3g}" if a >= 1e-9 else "0"
+
+
+def readable(df: pd.DataFrame) -> pd.DataFrame:
+    """A table as a reader sees it: the index levels as columns (a bare row number dropped), every number formatted
+    (fmt_number), a missing value or an empty cell shown as '—'. Text that is already formatted is kept."""
+    if df is None:
+        return pd.DataFrame()
+    out = df.copy()
+    if not isinstance(out.index, pd.RangeIndex) or out.index.name is not None:
+        names = [n if n is not None else "" for n in out.index.names]
+        out.index = out.index.set_names(names)
+        if isinstance(out.columns, pd.MultiIndex):
+            out = out.reset_index(col_level=0)
+        else:
+            out = out.reset_index()
+    out = out.reset_index(drop=True)
+    for c in out.columns:
+        col = out[c]
+        if pd.api.types.is_bool_dtype(col) or pd.api.types.is_numeric_dtype(col):
+            out[c] = col.map(fmt_number)
+        else:
+            out[c] = col.map(lambda v: MISSING if _nan(v) or (isinstance(v, str) and not v.strip())
+                             else fmt_number(v) if isinstance(v, (int, float, np.number, bool, np.bool_))
+                             else v)
+    return out
+
+
 # ---------------------------------------------------------------- unavailable cells
 
 def unavailable(df: pd.DataFrame, keys: Iterable[str] = ("variant", "jdk", "placement")) -> pd.DataFrame:

@@ -58,7 +58,7 @@ def machine_table(df: pd.DataFrame | None = None, experiment: str | None = None)
             rows.append({
                 "machine": m.get("_machine") or mi.get("machine_id"), "CPU": mi.get("cpu_model"),
                 "logical CPUs": mi.get("logical_cpus"), "physical cores": mi.get("physical_cores"),
-                "sockets": mi.get("sockets"), "SMT": mi.get("smt"), "kernel": mi.get("kernel"),
+                "sockets": mi.get("sockets"), "SMT": _yes_no(mi.get("smt")), "kernel": mi.get("kernel"),
                 "JDKs": "; ".join(f"{j['feature']}: {j['vendor']} {j['version']}" for j in m.get("jdks", [])),
                 "preset": m.get("preset"), "run": m.get("run_id"), "started": m.get("start"),
                 "minutes": round(m.get("seconds", 0) / 60, 1) if m.get("seconds") else None,
@@ -67,10 +67,17 @@ def machine_table(df: pd.DataFrame | None = None, experiment: str | None = None)
     else:
         info = store.machine_info()
         rows.append({"machine": info["machine_id"], "CPU": info["cpu_model"], "logical CPUs": info["logical_cpus"],
-                     "physical cores": info["physical_cores"], "sockets": info["sockets"], "SMT": info["smt"],
+                     "physical cores": info["physical_cores"], "sockets": info["sockets"], "SMT": _yes_no(info["smt"]),
                      "kernel": info["kernel"],
                      "JDKs": "; ".join(f"{j.feature}: {j.vendor} {j.version}" for j in discover())})
     return pd.DataFrame(rows).T.rename(columns=lambda i: "" if len(rows) == 1 else i)
+
+
+def _yes_no(v) -> str:
+    """SMT and other flags as this_machine shows them: 'yes'/'no' (stored as bool or text), '—' when unknown."""
+    if v is None or v == "":
+        return analysis.MISSING
+    return "yes" if str(v).strip().lower() in analysis.TRUE_STRINGS else "no"
 
 
 def this_machine() -> pd.DataFrame:
@@ -113,3 +120,22 @@ def verdict_table(module, df: pd.DataFrame, notebook: str):
 
     judged = verdicts.for_notebook(overview.machine_verdicts(module, df), notebook)
     return verdicts.styled(overview.replication(module, module.NAME, df, judged))
+
+
+def table(df):
+    """A table for a reader: no pandas row index, numbers formatted, '—' for a missing value (analysis.readable).
+    A Styler or anything else is passed through."""
+    if not isinstance(df, pd.DataFrame):
+        return df
+    return analysis.readable(df).style.hide(axis="index")
+
+
+def collapsed(df: pd.DataFrame, summary: pd.DataFrame | None = None, label: str = "the full table"):
+    """A long table summarised: `summary` (or the first rows) shown, the full table in a collapsed block."""
+    from IPython.display import HTML
+
+    full = df if isinstance(df, pd.DataFrame) else pd.DataFrame(df)
+    head = summary if summary is not None else full.head(10)
+    html = table(head).to_html() + (f"<details><summary>{label} ({len(full)} rows)</summary>"
+                                    f"{table(full).to_html()}</details>")
+    return HTML(html)
