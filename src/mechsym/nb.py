@@ -139,3 +139,24 @@ def collapsed(df: pd.DataFrame, summary: pd.DataFrame | None = None, label: str 
     html = table(head).to_html() + (f"<details><summary>{label} ({len(full)} rows)</summary>"
                                     f"{table(full).to_html()}</details>")
     return HTML(html)
+
+
+def recap(module, df: pd.DataFrame, notebook: str):
+    """The recap's first part, computed (so it stays true when re-run): per claim, how many of its verdicts (scope x
+    protocol x machine) hold, do not hold, or stay inconclusive on the runs shown."""
+    from collections import Counter
+
+    from IPython.display import Markdown
+
+    from . import overview, verdicts
+
+    judged = verdicts.for_notebook(overview.machine_verdicts(module, df), notebook)
+    if not judged:
+        return Markdown("No verdicts on these runs.")
+    lines = []
+    for claim in dict.fromkeys(v.claim for v in judged):
+        counts = Counter(v.outcome for v in judged if v.claim == claim)
+        n = sum(counts.values())
+        parts = ", ".join(f"{k} {c} of {n}" for k, c in counts.most_common())
+        lines.append(f"- *{claim.text}*: {parts}")
+    return Markdown("On the runs shown, per claim (verdicts: scope x protocol):\n" + "\n".join(lines))

@@ -13,8 +13,19 @@ from .rows import ORDERS, lab_rows, per_fork_table
 from .sweep import PLACEMENTS, VARIANTS
 from .tables import PERCENTILES
 
-COLORS = {"locked": "#d62728", "volatile-spin": "#1f77b4", "volatile-yield": "#aec7e8",
-          "c-spin": "#2ca02c", "c-yield": "#98df8a"}
+COLORS = {"locked": "#d62728", "volatile-spin": "#1f77b4", "volatile-yield": "#ff7f0e",
+          "c-spin": "#2ca02c", "c-yield": "#9467bd"}     # one distinct hue per variant
+REF_STYLES = ["--", ":", "-."]
+
+
+def _legend(fig, axes) -> None:
+    """One legend for the figure, outside the axes on the right: every label once."""
+    seen = {}
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, h)
+    if seen:
+        fig.legend(list(seen.values()), list(seen.keys()), loc="outside right upper", fontsize=9)
 
 
 def _color(group: str) -> str:
@@ -23,7 +34,7 @@ def _color(group: str) -> str:
 
     variant, runtime = group.split(" (", 1)
     c = COLORS.get(variant, "#7f7f7f")
-    return to_hex([x * 0.6 for x in to_rgb(c)]) if runtime.startswith("JDK 25") else c
+    return to_hex([x * 0.5 for x in to_rgb(c)]) if runtime.startswith("JDK 25") else c
 PCT_VALUE = {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p99.9": 0.999, "max": 0.9999}   # max drawn one decade on
 
 
@@ -32,7 +43,7 @@ def plot_reference_cv(ref: pd.DataFrame):
     r = ref[ref["metric"] == "ns_per_op"].copy()
     r["system"] = r["os"].str.replace(" 64-bit", "").str.replace(" Professional", "") + "\n" + r["cpu"]
     systems = list(dict.fromkeys(r["system"]))
-    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    fig, ax = plt.subplots(figsize=(11, 3.8))
     for i, pl in enumerate(["pinned", "unpinned"]):
         vals = [r[(r["system"] == s) & (r["placement"] == pl)]["value"].iloc[0] for s in systems]
         bars = ax.bar(np.arange(len(systems)) + (i - 0.5) * 0.38, vals, 0.36, label=pl,
@@ -41,7 +52,7 @@ def plot_reference_cv(ref: pd.DataFrame):
     ax.set_xticks(range(len(systems)), systems, fontsize=8)
     ax.set_ylabel("ns/op (post, JDK 1.6.0)")
     ax.set_title("2011-11-05: lock + condition ping-pong, 10 M exchanges")
-    ax.legend()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
     return fig
 
 
@@ -66,14 +77,12 @@ def plot_ns_per_op(df: pd.DataFrame, variants: list[str] | None = None, ref_line
         colors = {g: _color(g) for g in groups}
         plots.strip(ax, m, "placement", hue="group", order=analysis.ordered(m["placement"], PLACEMENTS),
                     hue_order=groups, colors=colors, log=True, formatter=plots.NS)
-        for i, (label, value) in enumerate((ref_lines or {}).items()):
-            ax.axhline(value, ls="--", lw=1, color="#555555", alpha=0.7)
-            ax.annotate(label, (ax.get_xlim()[1], value), fontsize=7, ha="right",
-                        va="bottom" if i % 2 == 0 else "top", color="#555555")
+        for i, (label, value) in enumerate((ref_lines or {}).items()):   # named in the legend, not over the data
+            ax.axhline(value, ls=REF_STYLES[i % len(REF_STYLES)], lw=1.2, color="#444444", alpha=0.8, label=label)
         ax.set_ylabel("ns/op = duration / (2 x exchanges), log\n(dots = runs, bar = median)")
         ax.set_title((title or "ns per one-way signal, per CPU placement") + (f": {machine}" if machine else ""),
                      fontsize=10)
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=4)
+    _legend(fig, axes)
     return fig
 
 
@@ -91,7 +100,7 @@ def plot_percentiles(df: pd.DataFrame, variants: list[str] | None = None):
         fig, axes = plots.grid(1)
         plots.empty(axes[0], "no round-trip samples")
         return fig
-    fig, axes = plots.grid(len(panels), cols=min(4, len(panels)), width=4.4, height=3.4, sharey=True)
+    fig, axes = plots.grid(len(panels), cols=min(3, len(panels)), width=3.7, height=3.2, sharey=True)
     for ax, (machine, (variant, runtime), g) in zip(axes, panels):
         g = g.assign(pct=g["metric"].str.removeprefix("round_trip_"))
         for placement in analysis.ordered(g["placement"], PLACEMENTS):
@@ -107,7 +116,7 @@ def plot_percentiles(df: pd.DataFrame, variants: list[str] | None = None):
         ax.yaxis.set_major_formatter(plots.NS)
         ax.set_title(f"{variant} ({runtime})" + (f", {machine}" if machine and len(parts) > 1 else ""), fontsize=9)
     axes[0].set_ylabel("round trip (ping -> pong -> ping), log")
-    axes[0].legend(fontsize=7)
+    _legend(fig, axes)
     fig.suptitle("Sampled round trips: each point is the median over measured runs of that percentile", fontsize=10)
     return fig
 
@@ -117,7 +126,7 @@ def plot_sorted_runs(df: pd.DataFrame, variants: list[str] | None = None, placem
 
     A median hides two clusters; sorted runs show them (a step), as the SPSC post's figures do."""
     parts = list(analysis.split(lab_rows(df)))
-    fig, axes = plots.grid(2 * len(parts), cols=2, width=5.6, height=3.6)
+    fig, axes = plots.grid(2 * len(parts), cols=2, width=4.8, height=3.8)
     for i, (machine, m) in enumerate(parts):
         m = analysis.where(m, placement=placement)
         m = analysis.sort_by(m[m["variant"].isin(variants or list(VARIANTS))].assign(group=_group(m)), ORDERS)
@@ -132,15 +141,14 @@ def plot_sorted_runs(df: pd.DataFrame, variants: list[str] | None = None, placem
         left.yaxis.set_major_formatter(plots.NS)
         left.set_ylabel(f"ns/op, {placement}, log")
         left.set_title("every measured run, sorted" + (f": {machine}" if machine else ""), fontsize=9)
-        left.legend(fontsize=7)
         pf = analysis.where(per_fork_table(df[df["machine"].astype(str) == machine] if machine else df),
                             placement=placement)
         pf = pf[pf["variant"].isin(m["variant"].unique())]
         pf = pf.assign(group=pf["variant"] + "\n" + pf["runtime"])
         plots.strip(right, pf, "group", hue="protocol", order=list(dict.fromkeys(pf["group"])),
-                    hue_order=["post", "lab"], colors={"post": "#ff7f0e", "lab": "#1f77b4"}, log=True,
+                    hue_order=["post", "lab"], colors={"post": "#8c564b", "lab": "#17becf"}, log=True,
                     formatter=plots.NS)
         right.tick_params(axis="x", labelsize=8)
         right.set_title("one number per fork: post (first, cold run) vs lab (median)", fontsize=9)
-        right.legend(fontsize=7)
+    _legend(fig, axes)
     return fig
