@@ -337,7 +337,13 @@ def readable(df: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame()
     out = df.copy()
     if not isinstance(out.index, pd.RangeIndex) or out.index.name is not None:
-        names = [n if n is not None else "" for n in out.index.names]
+        taken = {c[0] if isinstance(c, tuple) else c for c in out.columns}
+        names = []
+        for n in out.index.names:   # an unnamed level gets a blank name no column has
+            n = n if n is not None else ""
+            while n in taken or n in names:
+                n += " "
+            names.append(n)
         out.index = out.index.set_names(names)
         if isinstance(out.columns, pd.MultiIndex):
             out = out.reset_index(col_level=0)

@@ -140,15 +140,18 @@ def plot_sorted_runs(df: pd.DataFrame, variants: list[str] | None = None, placem
         left.set_yscale("log")
         left.yaxis.set_major_formatter(plots.NS)
         left.set_ylabel(f"ns/op, {placement}, log")
-        left.set_title("every measured run, sorted" + (f": {machine}" if machine else ""), fontsize=9)
+        left.set_title("every measured run, sorted" + (f"\n{machine}" if machine else ""), fontsize=9)
+        from matplotlib.ticker import MaxNLocator
+        left.xaxis.set_major_locator(MaxNLocator(integer=True))
         pf = analysis.where(per_fork_table(df[df["machine"].astype(str) == machine] if machine else df),
                             placement=placement)
         pf = pf[pf["variant"].isin(m["variant"].unique())]
-        pf = pf.assign(group=pf["variant"] + "\n" + pf["runtime"])
+        names = {"post": "post: first, cold run of a fork", "lab": "lab: median of a fork's runs"}
+        pf = pf.assign(group=pf["variant"] + "\n" + pf["runtime"], protocol=pf["protocol"].map(names))
         plots.strip(right, pf, "group", hue="protocol", order=list(dict.fromkeys(pf["group"])),
-                    hue_order=["post", "lab"], colors={"post": "#8c564b", "lab": "#17becf"}, log=True,
+                    hue_order=list(names.values()), colors={names["post"]: "#8c564b", names["lab"]: "#17becf"}, log=True,
                     formatter=plots.NS)
         right.tick_params(axis="x", labelsize=8)
-        right.set_title("one number per fork: post (first, cold run) vs lab (median)", fontsize=9)
+        right.set_title("one number per fork (fresh JVM)" + (f"\n{machine}" if machine else ""), fontsize=9)
     _legend(fig, axes)
     return fig

@@ -33,7 +33,7 @@ def reference_cv_table(ref: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(index=t.index)
     for pl in ("pinned", "unpinned"):
         out[f"ns/op {pl}"] = t[("ns_per_op", pl)].map(lambda v: f"{v:,.0f}")
-        out[f"ops/s {pl}"] = t[("throughput", pl)].map(lambda v: f"{v:,.0f}")
+        out[f"ops/s {pl}"] = t[("throughput", pl)].map(fmt_rate)
     out["unpinned / pinned"] = (t[("ns_per_op", "unpinned")] / t[("ns_per_op", "pinned")]).map(fmt_ratio)
     return out
 
@@ -44,6 +44,7 @@ def reference_itl_table(ref: pd.DataFrame) -> pd.DataFrame:
     t = r.pivot_table(index=["language", "command"], columns="metric", values="value", aggfunc="first", sort=False)
     iterations = ref.loc[ref["metric"] == "iterations", "value"].iloc[0]
     out = t[["duration", "ns_per_op", "throughput"]].map(lambda v: f"{v:,.0f}")
+    out["throughput"] = t["throughput"].map(fmt_rate)
     out.insert(2, "ns/op exact", (t["duration"] / (2 * iterations)).map(lambda v: f"{v:.2f}"))
     return out.rename(columns={"ns_per_op": "ns/op printed"})
 
