@@ -7,7 +7,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, LogFormatter
 
 from .analysis import fmt_ns, si as _si, summary as median_spread  # noqa: F401  (median_spread: transitional name)
 
@@ -47,9 +47,10 @@ def points_and_median(ax, df: pd.DataFrame, x: str, y: str, hue: str, order: lis
                    color=c, linewidths=0, marker=marker)
         med = sub.groupby(x)[y].median().reindex(xs).dropna()
         ax.plot(med.index + offs, med.values, "-", marker=marker, color=c, lw=1.8, ms=5, label=f"{key}{label_suffix}")
+    ax.yaxis.set_major_formatter(SI)
     if log:
         ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(SI)
+        log_ticks(ax.yaxis)
 
 
 # ---------------------------------------------------------------- shared figure pieces (one copy for every notebook)
@@ -57,6 +58,53 @@ def points_and_median(ax, df: pd.DataFrame, x: str, y: str, hue: str, order: lis
 PLACEMENT_COLORS = {"same-cpu": "#d62728", "smt": "#9467bd", "cross-core": "#1f77b4", "cross-socket": "#17becf",
                     "unpinned": "#ff7f0e"}
 NS = FuncFormatter(lambda y, _p: fmt_ns(y))
+
+
+# One colour per variant, the same in every notebook: the Okabe-Ito colour-blind-safe set (and Paul Tol's wine and
+# grey), no two variants of one figure in near-identical hues.
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#882255", "#999999",
+             "#F0E442"]
+VARIANT_COLORS = {
+    # locks (notebooks 01, 02)
+    "monitor-thin": "#0072B2", "monitor-biased-delayed": "#E69F00", "monitor-biased": "#D55E00",
+    "monitor-default": "#CC79A7", "reentrant": "#009E73", "atomic": "#000000", "stamped": "#882255",
+    # SPSC queues (notebook 05)
+    "O1": "#D55E00", "O2": "#E69F00", "I1": "#0072B2", "I2": "#56B4E9", "I3": "#009E73", "I4": "#CC79A7",
+    "jctools": "#555555",
+}
+
+
+def colors_for(keys) -> dict:
+    """{key: colour} for these keys: a variant's own colour from VARIANT_COLORS, any other key the next Okabe-Ito
+    colour not already used in this figure (so every key of one figure is distinct)."""
+    keys = list(dict.fromkeys(keys))
+    out = {k: VARIANT_COLORS[k] for k in keys if k in VARIANT_COLORS}
+    spare = [c for c in OKABE_ITO if c not in out.values()]
+    for k in keys:
+        if k not in out:
+            out[k] = spare.pop(0) if spare else PALETTE[len(out) % len(PALETTE)]
+    return out
+
+
+class _LogSI(LogFormatter):
+    """matplotlib's choice of which log ticks to label (decades; a few minor ticks on a short axis), written as SI."""
+
+    def _num_to_string(self, x, vmin, vmax):
+        return si(x)
+
+
+def log_ticks(axis) -> None:
+    """A log axis with one tick style: major and minor tick labels both SI ('40M', '100M', '400M'), never a mix with
+    matplotlib's '4x10^8'."""
+    axis.set_major_formatter(_LogSI())
+    axis.set_minor_formatter(_LogSI(labelOnlyBase=False))
+
+
+def integer_ticks(axis) -> None:
+    """Ticks at whole numbers only (run counts, ranks)."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
 
 
 def color_for(key, colors: dict | None = None, i: int = 0) -> str:
@@ -105,6 +153,13 @@ def strip(ax, df: pd.DataFrame, x: str, y: str = "value", hue: str | None = None
     if log:
         ax.set_yscale("log")
     ax.yaxis.set_major_formatter(formatter or SI)
+    if log:   # one tick style per axis: minor labels in the major's style, or none
+        if formatter is None:
+            log_ticks(ax.yaxis)
+        else:
+            from matplotlib.ticker import NullFormatter
+
+            ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 def sorted_runs(ax, series: dict, colors: dict | None = None, formatter=None) -> None:
@@ -116,6 +171,7 @@ def sorted_runs(ax, series: dict, colors: dict | None = None, formatter=None) ->
         if len(v):
             ax.plot(np.arange(1, len(v) + 1), v, "-o", ms=3, lw=1.2, color=color_for(label, colors, i), label=label)
     ax.set_xlabel("run (sorted)")
+    integer_ticks(ax.xaxis)
     ax.yaxis.set_major_formatter(formatter or SI)
 
 

@@ -11,8 +11,7 @@ from ...analysis import POST, Protocol
 from .sweep import HARNESS, MONITORS, POLICIES, VARIANTS
 from .tables import forks, one_thread, throughput
 
-COLORS = {"monitor-thin": "#1f77b4", "monitor-biased-delayed": "#aec7e8", "monitor-biased": "#d62728",
-          "monitor-default": "#9467bd", "reentrant": "#2ca02c", "atomic": "#7f7f7f", "stamped": "#ff7f0e"}
+COLORS = plots.colors_for(VARIANTS)   # one colour per variant, the same in every notebook (plots.VARIANT_COLORS)
 
 
 def _legend(fig, axes, extra: dict | None = None) -> None:
@@ -35,11 +34,11 @@ def plot_reference(ref: pd.DataFrame):
             ax.plot(sub["threads"], sub["value"], "-o", color=COLORS[variant],
                     label=f"{variant} ({sub['column'].iloc[0]})")
         ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(plots.SI)
+        plots.log_ticks(ax.yaxis)
         ax.set_title(f"{cpu}, JDK 1.6.0_29 (2011-11-22 post)")
         ax.set_xlabel("threads")
     axes[0].set_ylabel("ops/s (log)")
-    axes[0].legend(fontsize=8)
+    _legend(fig, axes)
     return fig
 
 
@@ -106,11 +105,11 @@ def plot_why(df: pd.DataFrame, protocol: Protocol = POST):
                            zorder=3)
         ax.set_xticks(range(len(HARNESS)), [h.replace(", ", ",\n") for _, _, h in HARNESS])
         ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(plots.SI)
+        plots.log_ticks(ax.yaxis)
         ax.set_ylabel(f"ops/s, 1 thread (log)\nbar = median, dot = fork ({protocol.name})")
         ax.set_title((f"{machine}: " if len(parts) > 1 else "")
                      + f"One thread, JDK {jdk}: what the harness does to the lock being measured")
-        ax.legend(fontsize=8, ncol=3)
+    _legend(fig, axes)
     return fig
 
 

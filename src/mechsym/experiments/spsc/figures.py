@@ -9,8 +9,7 @@ from ... import analysis, plots
 from .sweep import MAIN_OPTIONS, OPTION_SETS, PLACEMENT_LABELS, PLACEMENTS, QUEUES
 from .tables import cell, run_summaries
 
-COLORS = {"O1": "#d62728", "O2": "#ff9896", "I1": "#1f77b4", "I2": "#aec7e8", "I3": "#2ca02c", "I4": "#9467bd",
-          "jctools": "#7f7f7f"}
+COLORS = plots.colors_for(["O1", "O2", "I1", "I2", "I3", "I4", "jctools"])   # plots.VARIANT_COLORS
 YLABEL = "run summary, ops/s\n(mean of its measured iterations)"
 
 
@@ -23,6 +22,16 @@ def _panel(ax, s, variants, title: str, **eq) -> None:
         plots.sorted_runs(ax, series, colors=COLORS)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title(title, fontsize=8)
+
+
+def _legend(fig, axes) -> None:
+    """One legend per figure, outside the axes (never over the runs)."""
+    handles = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    if handles:
+        fig.legend(handles.values(), handles.keys(), loc="outside right center", fontsize=8)
 
 
 def _from_zero(axes, groups: list[list] | None = None) -> None:
@@ -56,7 +65,7 @@ def plot_sorted_runs(df, jdk=None, options: str = MAIN_OPTIONS, variants: list[s
                 ax.set_ylabel(YLABEL)
     if not rows:
         plots.empty(axes[0], f"no runs under '{options}'")
-    axes[len(places) - 1].legend(fontsize=8, ncol=2, loc="lower right")
+    _legend(fig, axes)
     _from_zero(axes)
     return fig
 
@@ -78,7 +87,7 @@ def plot_sorted_grid(df, jdk=None, variants: list[str] | None = None):
             ax.set_xlabel("")
     if not rows:
         plots.empty(axes[0], "no runs")
-    axes[len(places) - 1].legend(fontsize=7, ncol=4, loc="lower right")
+    _legend(fig, axes)
     _from_zero(axes, [[axes[i * len(places) + k] for i, row in enumerate(rows) if row[0] == m]
                       for m, _ in parts for k in range(len(places))])   # one scale per machine and placement
     return fig
@@ -100,6 +109,6 @@ def plot_runs_side_by_side(df, variants=("O1", "I4"), placement: str = "cross-co
         for ax in axes[r * cols + len(runs):(r + 1) * cols]:
             ax.set_visible(False)
         axes[r * cols].set_ylabel(YLABEL)
-    axes[0].legend(fontsize=8)
+    _legend(fig, axes)
     _from_zero(axes, [axes[r * cols:(r + 1) * cols] for r in range(len(parts))])   # one scale per machine
     return fig
