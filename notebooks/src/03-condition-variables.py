@@ -40,21 +40,17 @@ plots.style()
 NB = "03-condition-variables"
 
 # %%
-verdicts.claims_table(exp.CLAIMS, NB)
+nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
-# ## This machine and its JDKs
-
-# %%
-nb.this_machine()
-
-# %% [markdown]
-# The CPU placements of the sweep, from this machine's topology. Each thread pins *itself* inside the kernel
+# ## CPU placements
+#
+# The CPU placements of the sweep, from the topology of the machine rendering this page. Each thread pins *itself* inside the kernel
 # (`--pin=a,b`: the Java thread runs `taskset -p -c CPU` on its own Linux thread id); a process-level
 # `taskset -c 0,1` on a 2-CPU machine would pin nothing. A placement the machine lacks is named, not faked:
 
 # %%
-exp.placements_table()
+nb.table(exp.placements_table())
 
 # %% [markdown]
 # ## The original results
@@ -64,13 +60,13 @@ exp.placements_table()
 
 # %%
 ref = reference.load(exp.REF_CV)
-exp.reference_cv_table(ref)
+nb.table(exp.reference_cv_table(ref))
 
 # %%
 exp.plot_reference_cv(ref);
 
 # %% [markdown]
-# ## This machine
+# ## Measured here
 #
 # The post's kernel (`mechsym.signalling.LockedSignalling`) and, in the same sweep, the volatile busy-spin ping-pong of
 # the 2011-08-09 post (`mechsym.signalling.VolatilePingPong`), so that claim 1 compares two numbers measured side by
@@ -83,14 +79,19 @@ exp.plot_reference_cv(ref);
 df = nb.results("signalling", PRESET, MACHINE)
 nb.whose(df, "signalling")
 
+# %% [markdown]
+# ### The machine and JDKs of the runs shown
+#
+# From the runs' own metadata (the machine that measured them, not necessarily the one rendering this page):
+
 # %%
-nb.machine_table(df, "signalling")
+nb.table(nb.machine_table(df, "signalling"))
 
 # %% [markdown]
 # Median ns/op (one-way signal) per placement:
 
 # %%
-exp.wide_table(df, ["locked", "volatile-spin", "volatile-yield"])
+nb.table(exp.wide_table(df, ["locked", "volatile-spin", "volatile-yield"]))
 
 # %%
 exp.plot_ns_per_op(df, ["locked", "volatile-spin", "volatile-yield"],
@@ -105,13 +106,13 @@ exp.plot_ns_per_op(df, ["locked", "volatile-spin", "volatile-yield"],
 # need either: a waiting thread sleeps in the kernel.
 
 # %%
-exp.bounded_runs(df)
+nb.table(exp.bounded_runs(df))
 
 # %% [markdown]
 # The post's Linux numbers beside this machine's:
 
 # %%
-exp.comparison_cv(df, ref)
+nb.table(exp.comparison_cv(df, ref))
 
 # %% [markdown]
 # ### The post's protocol and the lab's
@@ -124,7 +125,7 @@ exp.comparison_cv(df, ref)
 # the 95% interval over forks:
 
 # %%
-exp.forks_table(df, ["locked", "volatile-spin"], placement=["cross-core", "unpinned"])
+nb.table(exp.forks_table(df, ["locked", "volatile-spin"], placement=["cross-core", "unpinned"]))
 
 # %%
 exp.plot_sorted_runs(df, ["locked", "volatile-spin"]);
@@ -133,7 +134,7 @@ exp.plot_sorted_runs(df, ["locked", "volatile-spin"]);
 # Where the two protocols give different outcomes (the same machine, the same sweep):
 
 # %%
-exp.protocols_table(df, NB)
+nb.table(exp.protocols_table(df, NB))
 
 # %% [markdown]
 # Where a row appears above, the machine and the exchanges are the same; only which run was timed differs (a
@@ -149,7 +150,7 @@ exp.protocols_table(df, NB)
 # one-way signals, so its median should be about 2 x ns/op.
 
 # %%
-exp.percentiles(df, ["locked", "volatile-spin"])
+nb.table(exp.percentiles(df, ["locked", "volatile-spin"]))
 
 # %%
 exp.plot_percentiles(df, ["locked", "volatile-spin"]);
@@ -158,13 +159,13 @@ exp.plot_percentiles(df, ["locked", "volatile-spin"]);
 # The floor: what one timer call costs here (each sampled round trip includes about one):
 
 # %%
-exp.timer_table(df)
+nb.table(exp.timer_table(df))
 
 # %% [markdown]
-# Median, range and spread of every cell (the lab's measured runs):
+# Median, range and spread of every cell (the lab's measured runs; the first rows, every cell in the block below):
 
 # %%
-exp.summary(df)
+nb.collapsed(exp.summary(df), label="every cell")
 
 # %% [markdown]
 # ### Run to run
@@ -174,7 +175,7 @@ exp.summary(df)
 # apart, a virtual machine's host may have moved or shared the vCPUs):
 
 # %%
-exp.run_to_run(df, ["locked", "volatile-spin"])
+nb.table(exp.run_to_run(df, ["locked", "volatile-spin"]))
 
 # %% [markdown]
 # ## Verdicts
@@ -215,14 +216,12 @@ nb.verdict_table(exp, df, NB)
 #
 # ## Recap
 #
-# - The lock + condition hand-off is still orders of magnitude slower than the volatile one, measured side by side.
-# - Whether it is "microseconds, like a network hop", and whether pinning helps, depends on what a wake-up costs on
-#   the machine: on a virtual machine a cross-vCPU wake-up costs tens of microseconds, and keeping both threads on
-#   one CPU is the fast placement.
-# - Each verdict carries its interval over forks and is judged under the post's protocol and the lab's; the runs
-#   of other hours are shown side by side above.
-#
-# ## Environment
+# What held and what did not, computed from the verdicts above (so it stays true when the page is re-run):
 
 # %%
-nb.machine_table(df, "signalling")
+nb.recap(exp, df, NB)
+
+# %% [markdown]
+# The lesson: a lock + condition hand-off is decided by what a wake-up costs on the machine (a futex wake, and on a
+# virtual machine an interrupt the host must deliver), not by the lock; compare it with volatile signalling measured
+# side by side, not with a number from another machine, and read placement claims as claims about the hardware.

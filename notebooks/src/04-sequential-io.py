@@ -41,13 +41,7 @@ plots.style()
 NB = "04-sequential-io"
 
 # %%
-verdicts.claims_table(exp.CLAIMS, NB)
-
-# %% [markdown]
-# ## This machine and its JDKs
-
-# %%
-nb.this_machine()
+nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## The original results
@@ -57,7 +51,7 @@ nb.this_machine()
 
 # %%
 ref = exp.reference()
-exp.reference_table(ref)
+nb.table(exp.reference_table(ref))
 
 # %%
 exp.plot_reference(ref);
@@ -86,10 +80,22 @@ exp.plot_reference(ref);
 
 # %%
 df = nb.results("seqio", PRESET, MACHINE)
-exp.regimes_table(df)
+nb.table(exp.regimes_table(df))
+
+# %% [markdown]
+# ## The machine and the runs shown
+#
+# From the runs' own metadata (the machine that measured them, not necessarily the one rendering this page), then
+# where each run's file lived and how its regimes were made:
 
 # %%
-exp.run_info(df)
+nb.whose(df, "seqio")
+
+# %%
+nb.table(nb.machine_table(df, "seqio"))
+
+# %%
+nb.table(exp.run_info(df))
 
 # %% [markdown]
 # ## This machine's results
@@ -103,12 +109,12 @@ exp.run_info(df)
 exp.plot_passes(df);
 
 # %% [markdown]
-# Medians over the passes after the first, with min, max and count, per kernel protocol; `x device ceiling (dd)` is
+# Medians over the passes after the first, with min, max and count (n), per kernel protocol (— where a column does not apply, e.g. `dd` has no post median); `x device ceiling (dd)` is
 # the median over dd's evicted-regime median (dd with fdatasync writes, reads after eviction), and `post median MB/s`
 # is the post's median of passes 2-5 for the matching file (400MB for `page-cache`, 8GB for the other regimes).
 
 # %%
-exp.summary(df, ref)
+nb.table(exp.summary(df, ref))
 
 # %%
 display(Markdown(exp.findings(df)))
@@ -125,10 +131,10 @@ display(Markdown(exp.findings(df)))
 # of the cold regime came from the device, as seen from this OS; on a virtual machine the host may still cache it).
 
 # %%
-exp.residency(df)
+nb.table(exp.residency(df))
 
 # %%
-analysis.unavailable(df, keys=("regime", "variant", "jdk"))
+nb.table(analysis.unavailable(df, keys=("regime", "variant", "jdk")))
 
 # %% [markdown]
 # ## The post's protocol and the lab's kernel
@@ -141,7 +147,7 @@ analysis.unavailable(df, keys=("regime", "variant", "jdk"))
 # both, the table and the figure put each fork (one JVM's median of passes 2-5) side by side.
 
 # %%
-exp.protocols(df)
+nb.table(exp.protocols(df))
 
 # %%
 exp.plot_protocols(df);
@@ -187,17 +193,13 @@ nb.verdict_table(exp, df, NB)
 #
 # ## Recap
 #
-# - From the page cache, buffered streams are still by far the slowest way to read or write a file from Java (one
-#   `synchronized` call per byte); RandomAccessFile and the channels run at GB/s.
-# - Whether a memory-mapped read beats RandomAccessFile and FileChannel depends on the harness: the post's listing
-#   says no, the lab's kernel says yes, on the same machine and JDK. Read the `protocol` column before the outcome.
-# - Memory-mapped writes still win where the post saw them win; "channels and ByteBuffers are the best optimised"
-#   is judged over both regimes and both directions.
-# - Eviction gives a cold file, not the post's device-bound regime: `dd` reads that file faster than any Java method,
-#   so the Java numbers there measure per-byte work, not the device.
-# - Three JVMs per cell at least: one fork is no measurement, and a verdict on fewer than two is "inconclusive".
-#
-# ## Environment
+# What held and what did not, computed from the verdicts above (so it stays true when the page is re-run):
 
 # %%
-nb.machine_table(df, "seqio")
+nb.recap(exp, df, NB)
+
+# %% [markdown]
+# The lessons: from the page cache a Java read or write is limited by the per-byte work of its loop (buffered
+# streams pay one `synchronized` call per byte), not by the device, so compare every method with `dd` on the same
+# file in the same run; whether a mapped read wins can depend on the harness (read the `protocol` column before the
+# outcome); and one fork is no measurement: a verdict on fewer than two forks is "inconclusive".

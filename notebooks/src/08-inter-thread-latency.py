@@ -42,21 +42,17 @@ plots.style()
 NB = "08-inter-thread-latency"
 
 # %%
-verdicts.claims_table(exp.CLAIMS, NB)
+nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
-# ## This machine and its JDKs
-
-# %%
-nb.this_machine()
-
-# %% [markdown]
-# The CPU placements, from this machine's topology. Each thread pins itself (Java: `taskset -p -c CPU` on its own
+# ## CPU placements
+#
+# The CPU placements, from the topology of the machine rendering this page. Each thread pins itself (Java: `taskset -p -c CPU` on its own
 # thread id; C: `pthread_setaffinity_np`); the post's process-level `taskset -c 2,4` would pin nothing on a machine
 # with two CPUs. Placements the machine lacks are named:
 
 # %%
-exp.placements_table()
+nb.table(exp.placements_table())
 
 # %% [markdown]
 # ## The original results
@@ -66,10 +62,10 @@ exp.placements_table()
 
 # %%
 ref = reference.load(exp.REF_ITL)
-exp.reference_itl_table(ref)
+nb.table(exp.reference_itl_table(ref))
 
 # %% [markdown]
-# ## This machine
+# ## Measured here
 #
 # `mechsym.signalling.VolatilePingPong` (Java, JDK 17 and 25) and `build/c/pingpong` (C, `gcc -O2`, GCC atomic
 # builtins) run the same ping-pong with the same arguments and print the same CSV. Both keep `s1` and `s2` adjacent,
@@ -82,14 +78,19 @@ exp.reference_itl_table(ref)
 df = nb.results("signalling", PRESET, MACHINE)
 nb.whose(df, "signalling")
 
+# %% [markdown]
+# ### The machine and JDKs of the runs shown
+#
+# From the runs' own metadata (the machine that measured them, not necessarily the one rendering this page):
+
 # %%
-nb.machine_table(df, "signalling")
+nb.table(nb.machine_table(df, "signalling"))
 
 # %% [markdown]
 # Java against C, busy spin, per placement (median ns/op; Java / C below 1 means Java is faster):
 
 # %%
-exp.java_vs_c(df)
+nb.table(exp.java_vs_c(df))
 
 # %%
 exp.plot_ns_per_op(df, ["volatile-spin", "c-spin", "volatile-yield", "c-yield"],
@@ -103,19 +104,19 @@ exp.plot_ns_per_op(df, ["volatile-spin", "c-spin", "volatile-yield", "c-yield"],
 # over at once instead:
 
 # %%
-exp.bounded_runs(df)
+nb.table(exp.bounded_runs(df))
 
 # %% [markdown]
 # The post beside this machine (cross-core placement, the post's `taskset -c 2,4`):
 
 # %%
-exp.comparison_itl(df, ref)
+nb.table(exp.comparison_itl(df, ref))
 
 # %% [markdown]
 # Exchanges per second (the post's op/sec = 2 x exchanges / duration), median per placement:
 
 # %%
-exp.wide_table(df, ["volatile-spin", "c-spin"], metric="throughput")
+nb.table(exp.wide_table(df, ["volatile-spin", "c-spin"], metric="throughput"))
 
 # %% [markdown]
 # ### The post's protocol and the lab's
@@ -129,7 +130,7 @@ exp.wide_table(df, ["volatile-spin", "c-spin"], metric="throughput")
 # sorted runs:
 
 # %%
-exp.forks_table(df, ["volatile-spin", "c-spin"])
+nb.table(exp.forks_table(df, ["volatile-spin", "c-spin"]))
 
 # %%
 exp.plot_sorted_runs(df, ["volatile-spin", "c-spin"]);
@@ -138,7 +139,7 @@ exp.plot_sorted_runs(df, ["volatile-spin", "c-spin"]);
 # Where the two protocols give different outcomes (the same machine, the same sweep):
 
 # %%
-exp.protocols_table(df, NB)
+nb.table(exp.protocols_table(df, NB))
 
 # %% [markdown]
 # Where a row appears above, nothing about the machine changed between its two cells: the same forks, read two
@@ -152,7 +153,7 @@ exp.protocols_table(df, NB)
 # (interrupts, the hypervisor taking the vCPU away).
 
 # %%
-exp.percentiles(df, ["volatile-spin", "c-spin"])
+nb.table(exp.percentiles(df, ["volatile-spin", "c-spin"]))
 
 # %%
 exp.plot_percentiles(df, ["volatile-spin", "c-spin"]);
@@ -168,13 +169,13 @@ exp.plot_percentiles(df, ["volatile-spin", "c-spin"]);
 # `clock_gettime(CLOCK_MONOTONIC)` called back to back a million times), and the smallest step the clock showed:
 
 # %%
-exp.timer_table(df)
+nb.table(exp.timer_table(df))
 
 # %% [markdown]
-# Median, range and spread of every cell (the lab's measured runs):
+# Median, range and spread of every cell (the lab's measured runs; the first rows, every cell in the block below):
 
 # %%
-exp.summary(df)[lambda s: s["variant"] != "locked"]
+nb.collapsed(exp.summary(df)[lambda s: s["variant"] != "locked"], label="every cell")
 
 # %% [markdown]
 # ### Run to run
@@ -185,7 +186,7 @@ exp.summary(df)[lambda s: s["variant"] != "locked"]
 # between these runs: Java / C is whatever the two cells' placements happened to be in that hour:
 
 # %%
-exp.run_to_run(df, ["volatile-spin", "c-spin"])
+nb.table(exp.run_to_run(df, ["volatile-spin", "c-spin"]))
 
 # %% [markdown]
 # ## Verdicts
@@ -222,14 +223,13 @@ nb.verdict_table(exp, df, NB)
 #
 # ## Recap
 #
-# - One cache-line exchange between two vCPUs of this machine costs about what it cost between two Sandy Bridge
-#   cores in 2011 when the pair lands well, and several times more when it does not: the forks and the stored runs
-#   fall into clusters, and the intervals say so instead of a single median.
-# - The post's thresholds sit on its own numbers (50.79 ns, 19.69 M/s); read as the post printed and rounded them,
-#   they are a few nanoseconds wide, so which run is timed can decide a verdict; both protocols are shown.
-# - Java against C is a close race decided by placement and noise more than by the language.
-#
-# ## Environment
+# What held and what did not, computed from the verdicts above (so it stays true when the page is re-run):
 
 # %%
-nb.machine_table(df, "signalling")
+nb.recap(exp, df, NB)
+
+# %% [markdown]
+# The lessons: one cache-line exchange between two CPUs costs what the placement of the pair makes it cost, so read
+# the forks and the stored runs (their clusters and intervals), not a single median; the post's thresholds sit on its
+# own numbers (50.79 ns, 19.69 M/s), so which run is timed can decide a verdict, and both protocols are shown; Java
+# against C is a close race, decided by placement and noise more than by the language.

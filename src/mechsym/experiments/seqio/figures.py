@@ -10,14 +10,34 @@ from .sweep import DD, METHODS, POST_METHODS, REGIMES
 from .tables import PROTOCOLS, device_ceiling, throughput
 
 COLORS = {"random-access-file": "#1f77b4", "buffered-stream": "#d62728", "channel-heap": "#2ca02c",
-          "channel-direct": "#98df8a", "mapped": "#ff7f0e",
-          "buffered-stream-biased": "#ff9896", "dd": "#000000", "dd-cached": "#7f7f7f"}
+          "channel-direct": "#9467bd", "mapped": "#ff7f0e",
+          "buffered-stream-biased": "#8c564b", "dd": "#000000", "dd-cached": "#7f7f7f"}
 POST_CPU = "2011: Sandy Bridge 2.0GHz, 8GB RAM, Intel 320 SSD, ext4, JDK 1.6.0_30"
+
+
+def _legend(fig, axes) -> None:
+    """One legend for the figure, outside the axes on the right: every label once."""
+    seen = {}
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, h)
+    if seen:
+        fig.legend(list(seen.values()), list(seen.keys()), loc="outside right upper", fontsize=9)
+
+
+def forks_per_cell(rows: pd.DataFrame) -> str:
+    """'1 fork', '3 forks' or '2-3 forks': the fresh JVMs behind each (method, pass) point, from the rows."""
+    if rows.empty or "fork" not in rows:
+        return "forks"
+    key = [k for k in ("run_id", "fork") if k in rows]
+    n = rows.groupby(["regime", "variant", "direction", "pass"])[key].apply(lambda g: len(g.drop_duplicates()))
+    lo, hi = int(n.min()), int(n.max())
+    return f"{lo} fork{'s' if hi > 1 else ''}" if lo == hi else f"{lo}-{hi} forks"
 
 
 def plot_reference(ref: pd.DataFrame):
     """The post's numbers in the same layout as this machine's plot: file x direction, pass vs MB/s."""
-    fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(2, 2, figsize=(12, 7), sharex=True, squeeze=False)
     for i, size in enumerate(["400MB", "8GB"]):
         for j, direction in enumerate(["write", "read"]):
             ax = axes[i][j]
@@ -31,7 +51,7 @@ def plot_reference(ref: pd.DataFrame):
                 ax.set_ylabel("MB/s")
             if i == 1:
                 ax.set_xlabel("pass")
-    axes[0][1].legend(fontsize=8)
+    _legend(fig, axes.flat)
     fig.suptitle(POST_CPU, fontsize=10)
     return fig
 
@@ -48,24 +68,31 @@ def plot_passes(df: pd.DataFrame, protocol: str = "lab"):
         fig, ax = plt.subplots(figsize=(6, 2))
         plots.empty(ax, "no throughput rows")
         return fig
-    fig, axes = plt.subplots(len(panels), 2, figsize=(15, 3.8 * len(panels)), squeeze=False)
+    fig, axes = plt.subplots(len(panels), 2, figsize=(13, 3.8 * len(panels)), squeeze=False)
+    java_rows = pd.concat([p[2][p[2]["variant"].isin(list(METHODS))] for p in panels])
+    per_cell = forks_per_cell(java_rows)
+    ylabel = ("MB/s (one dot per pass: 1 fork per cell)" if per_cell == "1 fork"
+              else f"MB/s (dots = forks, {per_cell} per cell;\nline = median)")
     for i, (machine, regime, sub, whole) in enumerate(panels):
         ceiling = device_ceiling(whole)
         size = sub["size_bytes"].astype(float).max()
         for j, direction in enumerate(["write", "read"]):
             ax = axes[i][j]
-            _passes_panel(ax, sub[sub["direction"] == direction], direction, ceiling)
+            note = _passes_panel(ax, sub[sub["direction"] == direction], direction, ceiling)
             where = f"{machine}: " if len(analysis.machines(df)) > 1 else ""
-            ax.set_title(f"{where}{regime}, {size / 1e6:,.0f} MB file: {direction}", fontsize=10)
+            ax.set_title(f"{where}{regime}, {size / 1e6:,.0f} MB file: {direction}" + (f"\n{note}" if note else ""),
+                         fontsize=9)
             ax.set_xticks(sorted(sub["pass"].unique()))
             ax.set_xlabel("pass (1 = first in a fresh JVM)")
             if j == 0:
-                ax.set_ylabel("MB/s (dots = forks, line = median)")
-            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+                ax.set_ylabel(ylabel)
+    _legend(fig, axes.flat)
     return fig
 
 
-def _passes_panel(ax, sub: pd.DataFrame, direction: str, ceiling: dict) -> None:
+def _passes_panel(ax, sub: pd.DataFrame, direction: str, ceiling: dict) -> str:
+    """Draws one panel; returns its dd numbers as text (for the title: the legend names the lines once)."""
+    notes = []
     java = sub[sub["variant"].isin(list(METHODS))]
     plots.points_and_median(ax, java, "pass", "value", "variant",
                             order=[v for v in METHODS if v in set(java["variant"])], colors=COLORS)
@@ -73,20 +100,23 @@ def _passes_panel(ax, sub: pd.DataFrame, direction: str, ceiling: dict) -> None:
     d = sub[(sub["variant"] == "dd") & ~sub["warmup"]]
     if len(d):
         ax.axhline(d["value"].median(), color=COLORS["dd"], ls="--", lw=1.2,
-                   label=f"dd, fdatasync writes / evicted reads: {d['value'].median():,.0f}")
+                   label="dd, fdatasync writes / evicted reads")
+        notes.append(f"dd {d['value'].median():,.0f} MB/s")
         top = max(top, d["value"].median())
     elif direction in ceiling:
-        ax.axhline(ceiling[direction], color="#444444", ls="-.", lw=1,
-                   label=f"device ceiling (dd, {ceiling['regime']}): {ceiling[direction]:,.0f}")
+        ax.axhline(ceiling[direction], color="#444444", ls="-.", lw=1, label="device ceiling (dd, evicted regime)")
+        notes.append(f"device ceiling {ceiling[direction]:,.0f} MB/s")
         top = max(top, ceiling[direction])
     ax.set_ylim(0, top * 1.12 if top else None)
     d = sub[(sub["variant"] == "dd-cached") & ~sub["warmup"]]
     if len(d):  # usually far above everything else: a note, not a line that flattens the plot
         med = d["value"].median()
         if med > top * 1.12:
-            ax.plot([], [], " ", label=f"dd through the page cache: {med:,.0f} (off the scale)")
+            notes.append(f"dd through the page cache {med:,.0f} MB/s (off the scale)")
         else:
-            ax.axhline(med, color=COLORS["dd-cached"], ls=":", lw=1.2, label=f"dd through the page cache: {med:,.0f}")
+            ax.axhline(med, color=COLORS["dd-cached"], ls=":", lw=1.2, label="dd through the page cache")
+            notes.append(f"dd through the page cache {med:,.0f} MB/s")
+    return "; ".join(notes)
 
 
 def plot_protocols(df: pd.DataFrame):
@@ -113,5 +143,5 @@ def plot_protocols(df: pd.DataFrame):
             ax.set_title(f"{where}{regime}: {direction}s, post protocol vs lab kernel", fontsize=10)
             ax.set_ylabel("MB/s, one dot per fork")
             ax.set_ylim(bottom=0)
-            ax.legend(fontsize=8)
+    _legend(fig, axes.flat)
     return fig

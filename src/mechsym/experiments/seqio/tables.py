@@ -54,6 +54,7 @@ def reference_table(ref: pd.DataFrame) -> pd.DataFrame:
     t = t.reindex(columns=["write", "read"], level=0).reindex(["400MB", "8GB"], level=0)
     t = t.reindex([METHODS[m][1] for m in POST_METHODS], level=1)
     t.columns.names = ["MB/s", "pass"]
+    t.index.names = ["file", "method (the post's name)"]
     return t.round(0)
 
 
@@ -133,7 +134,7 @@ def run_info(df: pd.DataFrame) -> pd.DataFrame:
         sizes = df[df["run_id"] == m["run_id"]].groupby("regime")["size_bytes"].max() if "regime" in df else {}
         rot = sc.get("rotational")
         rows.append({
-            "machine": m.get("machine", {}).get("machine_id"), "run": m["run_id"], "preset": m.get("preset"),
+            "run": m["run_id"], "preset": m.get("preset"),   # the machine: nb.machine_table
             "scratch directory": sc.get("base"), "file system": f"{sc.get('fstype', '?')} on {sc.get('device', '?')}"
             + ("" if rot is None else " (rotational)" if rot else " (non-rotational)"),
             "RAM": f"{m.get('machine', {}).get('memory_bytes', 0) / 2**30:.0f} GiB",
