@@ -51,13 +51,13 @@ plots.style()
 # The machine this page was rendered on (CPU, cores, sockets, SMT, kernel, and the JDKs the bench found):
 
 # %%
-nb.this_machine()
+nb.table(nb.this_machine())
 
 # %% [markdown]
 # Every machine with stored results (an imported machine appears here with the hardware its runs recorded):
 
 # %%
-overview.machines_table()
+nb.table(overview.machines_table())
 
 # %% [markdown]
 # ## Verdicts
@@ -90,14 +90,18 @@ overview.table(claims)
 # %%
 overview.plot_ratios(claims);
 
+# %% [markdown]
+# The ratios per experiment (within 2x: now / then between 0.5x and 2x); every claim's ratio in the collapsed
+# block below the summary.
+
 # %%
-overview.ratios(claims)[["machine", "label", "then_value", "now_value", "now / then", "outcome"]].round(3)
+nb.collapsed(overview.ratio_table(claims), overview.ratio_summary(claims), label="every claim's ratio")
 
 # %% [markdown]
 # Claims left out of the ratio plot, and why (then and now must be the same quantity to be divided):
 
 # %%
-overview.left_out(claims)
+nb.table(overview.left_out(claims))
 
 # %% [markdown]
 # ## What changed since the posts
@@ -108,7 +112,19 @@ overview.left_out(claims)
 # cross-socket effect at all, which is why some claims are *not measurable here* until results from a bigger
 # machine are imported.
 #
+# ## Recap
+# Computed from the stored verdicts, so it stays true when results change: how many claims hold, do not hold or stay
+# inconclusive per machine, and how far today's numbers are from the posts'. What to take away: the verdict, not the
+# ratio, says whether a claim holds (a claim can hold far from 1x, or fail near it); an *inconclusive* verdict means
+# the forks' interval straddles the threshold (more forks may decide it), not that the claim failed. Each notebook's
+# own recap says which claims did what.
+
+# %%
+display(Markdown(overview.status_line(claims)))
+nb.table(overview.ratio_summary(claims))
+
+# %% [markdown]
 # ## Environment
 
 # %%
-nb.machine_table()
+nb.table(nb.machine_table())

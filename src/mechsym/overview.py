@@ -328,6 +328,41 @@ def ratios(claims: pd.DataFrame) -> pd.DataFrame:
     return c
 
 
+def ratio_table(claims: pd.DataFrame) -> pd.DataFrame:
+    """The then-vs-now ratios for a reader: one row per claim, scope and protocol (and machine when several), the
+    numbers formatted (analysis.fmt_number, fmt_ratio), no row index."""
+    from .analysis import fmt_number, fmt_ratio
+
+    r = ratios(claims)
+    cols = (["machine"] if r["machine"].nunique() > 1 else []) + ["label", "then_value", "now_value", "now / then",
+                                                                   "outcome"]
+    t = r[cols].rename(columns={"label": "claim (scope, protocol)", "then_value": "then", "now_value": "now"})
+    t["then"], t["now"] = t["then"].map(fmt_number), t["now"].map(fmt_number)
+    t["now / then"] = t["now / then"].map(fmt_ratio)
+    return t.reset_index(drop=True)
+
+
+def ratio_summary(claims: pd.DataFrame) -> pd.DataFrame:
+    """The ratio table in a few rows: per experiment (and machine when several), how many claims have a ratio, the
+    median and the range of now / then, and how many land within 2x of the post's figure."""
+    from .analysis import fmt_ratio
+
+    r = ratios(claims)
+    if r.empty:
+        return pd.DataFrame(columns=["experiment", "ratios"])
+    r["experiment"] = r["id"].str.split(".").str[0]
+    keys = (["machine"] if r["machine"].nunique() > 1 else []) + ["experiment"]
+    rows = []
+    for k, g in r.groupby(keys, sort=False):
+        q = g["now / then"]
+        row = dict(zip(keys, k if isinstance(k, tuple) else (k,)))
+        row.update({"ratios": len(g), "median now / then": fmt_ratio(q.median()),
+                    "range": f"{fmt_ratio(q.min())} to {fmt_ratio(q.max())}",
+                    "within 2x of the post": f"{int(((q >= 0.5) & (q <= 2)).sum())} of {len(g)}"})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def left_out(claims: pd.DataFrame) -> pd.DataFrame:
     """Claims judged here whose then-vs-now ratio is left out, with the reason (then and now differ in kind, or the
     post gives no number for it)."""
