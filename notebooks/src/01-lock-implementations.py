@@ -41,13 +41,13 @@ plots.style()
 NB = "01-lock-implementations"
 
 # %%
-verdicts.claims_table(exp.CLAIMS, NB)
+nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## This machine and its JDKs
 
 # %%
-nb.this_machine()
+nb.table(nb.this_machine())
 
 # %% [markdown]
 # ## The original results
@@ -56,7 +56,7 @@ nb.this_machine()
 # `data/reference/2011-11-19-java-lock-implementations.csv`:
 
 # %%
-reference.load(exp.REF1)[["table", "column", "metric", "value", "unit", "note"]]
+nb.table(reference.load(exp.REF1)[["table", "column", "metric", "value", "unit", "note"]])
 
 # %% [markdown]
 # The same harness with the second post's warm-up gave these tables (`data/reference/2011-11-22-biased-locking.csv`);
@@ -64,7 +64,7 @@ reference.load(exp.REF1)[["table", "column", "metric", "value", "unit", "note"]]
 
 # %%
 ref = reference.load(exp.REF2)
-exp.reference_table(ref)
+nb.table(exp.reference_table(ref))
 
 # %%
 exp.plot_reference(ref);
@@ -85,7 +85,7 @@ df = nb.results("locks", PRESET, MACHINE)
 nb.whose(df, "locks")
 
 # %%
-exp.scaling_table(df, "single", POST)
+nb.table(exp.scaling_table(df, "single", POST))
 
 # %%
 exp.plot_scaling(df, "single", ["monitor-thin", "monitor-biased-delayed", "monitor-default", "reentrant", "atomic"], ref=ref);
@@ -96,7 +96,7 @@ exp.plot_scaling(df, "single", ["monitor-thin", "monitor-biased-delayed", "monit
 # in JDK 18) are named in the panel title, not drawn as zeros:
 
 # %%
-exp.unavailable(df)
+nb.table(exp.unavailable(df))
 
 # %% [markdown]
 # ## Which run the post timed
@@ -113,7 +113,7 @@ exp.unavailable(df)
 exp.plot_runs(df);
 
 # %%
-exp.protocol_table(df)
+nb.table(exp.protocol_table(df))
 
 # %% [markdown]
 # So the same forks answer the first post's questions two ways. In the lab's stored runs, under the post's protocol
@@ -123,13 +123,15 @@ exp.protocol_table(df)
 # execute, not only on the locks. The lab's medians, for comparison:
 
 # %%
-exp.scaling_table(df, "single", LAB)
+nb.table(exp.scaling_table(df, "single", LAB))
 
 # %% [markdown]
-# Median, quartiles and range of every measured run of every cell, in millions of ops/s (n = forks x runs):
+# Median, quartiles and range of every measured run of every cell, in millions of ops/s (n = forks x runs); one
+# thread shown, every thread count in the collapsed block:
 
 # %%
-exp.summary(df, policy="single")
+summary = exp.summary(df, policy="single")
+nb.collapsed(summary, summary[summary["threads"].astype(str) == "1"], label="every thread count")
 
 # %% [markdown]
 # ## Verdicts
@@ -170,8 +172,15 @@ nb.verdict_table(exp, df, NB)
 #   long warm-up executes code in which the monitor is slow; later runs coarsen the monitor, and in the lab's stored
 #   runs it then wins at every thread count, by up to 4x at one thread.
 # - An atomic increment costs the 10-20 cycles the post gave for Nehalem and later, at the clock recorded with the run.
-#
+
+# %% [markdown]
+# Computed from this page's verdicts (so it stays true when the runs change):
+
+# %%
+nb.recap(exp, df, NB)
+
+# %% [markdown]
 # ## Environment
 
 # %%
-nb.machine_table(df, "locks")
+nb.table(nb.machine_table(df, "locks"))
