@@ -246,6 +246,9 @@ def _check_run(machine: str, experiment: str, run_id: str, pair: dict[str, bytes
         return f"corrupt metadata ({_short(e)})"
     if not isinstance(meta, dict) or meta.get("run_id") != run_id or meta.get("experiment") != experiment:
         return "its metadata names another run or experiment"
+    problem = store._meta_problem(meta, Path(experiment) / f"{run_id}.json")  # what every read of the store checks
+    if problem:
+        return f"not a run's metadata ({problem})"
     problem = store.csv_problem(pair["csv"], meta.get("rows"), meta.get("csv_bytes"), meta.get("csv_sha256"),
                                 "corrupt results")
     if problem:

@@ -119,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     def _stop(signum, frame):  # SIGTERM or SIGHUP: the same way out as Ctrl-C (clean-ups run, one line)
         raise KeyboardInterrupt(f"signal {signum}")
     for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _stop)
+        if signal.getsignal(sig) is not signal.SIG_IGN:  # `nohup mechsym run ...` keeps ignoring SIGHUP
+            signal.signal(sig, _stop)
     try:
         return _dispatch(args)
     except MechsymError as e:

@@ -62,7 +62,7 @@ def probe(home: str | Path) -> Jdk:
         raise MechsymError(f"JDK path {home}: no executable bin/java there; give the home directory of a JDK (one with bin/java)")
     try:
         r = subprocess.run([str(java), "-XshowSettings:properties", "-version"],
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, errors="replace", timeout=60)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise MechsymError(f"JDK path {home}: bin/java did not run ({e})") from e
     props = _parse_properties(r.stderr)
@@ -70,10 +70,19 @@ def probe(home: str | Path) -> Jdk:
     if r.returncode != 0 or not spec:
         first = (r.stderr.strip().splitlines() or ["no output"])[0]
         raise MechsymError(f"JDK path {home}: bin/java -version failed: {first}")
-    feature = int(spec.split(".")[-1]) if spec.startswith("1.") else int(spec.split(".")[0])
+    feature = _feature(spec)
+    if feature is None:
+        raise MechsymError(f"JDK path {home}: bin/java reports java.specification.version {spec[:60]!r}, not a Java "
+                           "version (such as 17 or 1.8); give the home directory of a JDK")
     return Jdk(home=home.resolve(), feature=feature, version=props.get("java.version", spec),
                vendor=props.get("java.vendor", "unknown"), vm_name=props.get("java.vm.name", ""),
                has_javac=(home / "bin" / "javac").exists())
+
+
+def _feature(spec: str) -> int | None:
+    """The feature version in a java.specification.version: '17' -> 17, '1.8' -> 8; None for anything else."""
+    m = re.fullmatch(r"(?:1\.)?([1-9][0-9]{0,3})(?:\.[0-9]+)*", spec.strip())
+    return int(m.group(1)) if m else None
 
 
 def _candidate_homes() -> list[Path]:
@@ -126,6 +135,8 @@ def select(spec: str | None = None) -> list[Jdk]:
     out = []
     for part in str(spec).split(","):
         part = part.strip()
+        if not part:
+            raise MechsymError(f"JDK spec '{spec}': an empty item; give feature versions (17,25), a JDK home, or 'all'")
         if part.isdigit():
             match = [j for j in discover() if j.feature == int(part)]
             if not match:
@@ -134,7 +145,7 @@ def select(spec: str | None = None) -> list[Jdk]:
             out += match
         else:
             out.append(probe(part))
-    return out
+    return list(dict.fromkeys(out))  # a JDK named twice (17,17 or 17 and its home) runs once
 
 
 @dataclass
@@ -157,14 +168,28 @@ def probe_flags(java: str, flags: tuple[str, ...]) -> FlagProbe:
     if not flags:
         return FlagProbe(True)
     try:
-        r = subprocess.run([java, *flags, "-version"], capture_output=True, text=True, timeout=60)
+        r = subprocess.run([java, *flags, "-version"], capture_output=True, text=True, errors="replace", timeout=60)
     except (OSError, subprocess.TimeoutExpired) as e:
         return FlagProbe(False, f"probe failed: {e}")
-    m = _DEAD_FLAG.search(r.stderr)
+    # the JVM prints some start-up errors on stdout ("Error occurred during initialization of VM / Too small
+    # maximum heap"): its reason is looked for in both
+    text = r.stderr + "\n" + r.stdout
+    m = _DEAD_FLAG.search(text)
     if r.returncode != 0 or m:
-        line = next((ln for ln in r.stderr.splitlines() if _DEAD_FLAG.search(ln)), r.stderr.strip().splitlines()[0] if r.stderr.strip() else "")
-        return FlagProbe(False, line.strip() or f"exit code {r.returncode}", r.stderr)
+        return FlagProbe(False, _reason(text) or f"exit code {r.returncode}", text.strip())
     return FlagProbe(True, "", r.stderr)
+
+
+_GENERIC = re.compile(r"(Could not create the Java Virtual Machine|A fatal exception has occurred|"
+                      r"Error occurred during initialization of VM)", re.I)
+
+
+def _reason(text: str) -> str:
+    """The JVM's own reason for refusing to start: the line naming the flag, else its last specific line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    specific = [ln for ln in lines if not _GENERIC.search(ln)]
+    named = [ln for ln in specific if _DEAD_FLAG.search(ln)]
+    return ((named or specific or lines or [""])[0 if named else -1])[:300]
 
 
 def check_flags(jdk: Jdk, flags: list[str] | tuple[str, ...]) -> FlagProbe:

@@ -12,6 +12,7 @@ import os
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -25,6 +26,18 @@ from .cpus import format_cpu_list, taskset_available
 from .jdk import Jdk
 
 REQUIRED_COLUMNS = ["iteration", "warmup", "metric", "value", "unit"]
+MAX_TIMEOUT = 24 * 3600.0  # seconds: a fork that needs longer than a day is a mistake, not a measurement
+
+
+def check_timeout(value, what: str = "timeout") -> float:
+    """A fork's timeout in seconds: a finite number > 0 and at most MAX_TIMEOUT (24 h); else one line."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not 0 < seconds <= MAX_TIMEOUT:  # also refuses nan and inf
+        raise MechsymError(f"{what} '{value}': must be a number of seconds > 0 and at most {MAX_TIMEOUT:.0f} (24 h)")
+    return seconds
 
 
 class KernelError(MechsymError):
@@ -81,12 +94,19 @@ def run(launch: Launch, timeout: float = 600.0, env: dict | None = None,
     reply: a handshake on the kernel's stderr and stdin. Every stderr line is passed to reply(line) while the kernel
     runs; a returned string is written to the kernel's stdin as one line (the kernel may wait for it, e.g. while the
     bench evicts a file's pages between two timed phases); None means "not a request". Lines that were requests are
-    left out of the stderr kept for messages."""
+    left out of the stderr kept for messages.
+
+    The kernel runs in a process group of its own (a Ctrl-C in the terminal reaches the bench, which decides); every
+    way out of this function (a timeout, an exception, Ctrl-C, SIGTERM) kills that group, and the kernel dies with
+    the bench even when the bench is killed outright (SIGKILL: PR_SET_PDEATHSIG). A timeout that is not a finite
+    number of seconds in (0, 24 h] is refused (MechsymError) before anything starts."""
     cmd = launch.command
+    timeout = check_timeout(timeout)
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
                                 stdin=subprocess.PIPE if reply else None,
-                                env={**os.environ, **(env or {})}, start_new_session=True)
+                                env={**os.environ, **(env or {})}, start_new_session=True,
+                                preexec_fn=_die_with_parent())
     except OSError as e:
         raise KernelError(f"cannot start {cmd[0]}: {e}", "crashed", cmd) from e
     timed_out = False
@@ -106,11 +126,12 @@ def run(launch: Launch, timeout: float = 600.0, env: dict | None = None,
         raise
     if timed_out:
         raise KernelError(f"{_name(cmd)}: killed after its timeout of {timeout:g} s", "timeout", cmd, err)
-    last = _last_line(err)
+    last = _last_line(err, out)
+    said = last if last.startswith(f"{_name(cmd)}:") else f"{_name(cmd)}: {last}"  # kernels name themselves
     if proc.returncode == 2:
-        raise KernelError(f"{_name(cmd)}: {last}", "bad-argument", cmd, err)
+        raise KernelError(said, "bad-argument", cmd, err)
     if proc.returncode == 3:
-        raise KernelError(f"{_name(cmd)}: {last}", "check-failed", cmd, err)
+        raise KernelError(said, "check-failed", cmd, err)
     if proc.returncode != 0:
         raise KernelError(f"{_name(cmd)} exited with code {proc.returncode}: {last}", "crashed", cmd, err)
     return parse_csv(out, cmd, err)
@@ -152,7 +173,7 @@ def parse_csv(out: str, cmd: list[str] | None = None, err: str = "") -> pd.DataF
     if not out.strip():
         raise KernelError(f"{_name(cmd)}: printed no CSV on stdout", "bad-output", cmd, err)
     try:
-        df = pd.read_csv(io.StringIO(out))
+        df = pd.read_csv(io.StringIO(out), low_memory=False)  # no dtype guessing per chunk
     except Exception as e:  # pandas raises several types
         raise KernelError(f"{_name(cmd)}: stdout is not CSV ({e})", "bad-output", cmd, err) from e
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
@@ -161,7 +182,13 @@ def parse_csv(out: str, cmd: list[str] | None = None, err: str = "") -> pd.DataF
     if df.empty:
         raise KernelError(f"{_name(cmd)}: CSV has a header but no rows", "bad-output", cmd, err)
     df["warmup"] = df["warmup"].astype(str).str.lower().isin(["true", "1"])
-    df["value"] = pd.to_numeric(df["value"], errors="raise")
+    values = pd.to_numeric(df["value"], errors="coerce")
+    bad = values.isna() & df["value"].notna() | values.isin([float("inf"), float("-inf")])
+    if df["value"].isna().any() or bad.any():
+        i = int((bad | df["value"].isna()).to_numpy().argmax())
+        raise KernelError(f"{_name(cmd)}: printed {str(df['value'].iloc[i])!r} as the value of {df['metric'].iloc[i]} "
+                          f"(row {i + 1}): not a finite number", "bad-output", cmd, err)
+    df["value"] = values
     return df
 
 
@@ -173,6 +200,32 @@ def _kill(proc: subprocess.Popen) -> None:
     time.sleep(0.05)
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """A preexec_fn asking Linux to SIGKILL the kernel when the bench dies (prctl PR_SET_PDEATHSIG), or None where
+    that cannot be asked. Resolved here, in the parent: the child only makes the call."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.restype = ctypes.c_int
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    args = (_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(*args)
+        if os.getppid() != parent:  # the bench died before the request was made
+            os._exit(1)
+    return preexec
+
+
 def _name(cmd: list[str]) -> str:
     for part in reversed(cmd):
         if part.startswith("mechsym.") or "/build/c/" in part:
@@ -180,6 +233,11 @@ def _name(cmd: list[str]) -> str:
     return Path(cmd[0]).name
 
 
-def _last_line(err: str) -> str:
-    lines = [ln for ln in err.strip().splitlines() if ln.strip() and "warning:" not in ln.lower()]
-    return lines[-1].strip() if lines else "(no message on stderr)"
+def _last_line(err: str, out: str = "") -> str:
+    """The kernel's own last word: its last line on stderr, else on stdout (the JVM prints some of its start-up
+    errors there, e.g. "Too small maximum heap")."""
+    for text in (err, out):
+        lines = [ln for ln in text.strip().splitlines() if ln.strip() and "warning:" not in ln.lower()]
+        if lines:
+            return lines[-1].strip()[:300]
+    return "(no message on stderr or stdout)"

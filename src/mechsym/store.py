@@ -348,6 +348,15 @@ def new_run_id(preset: str) -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + f"-{preset}-{secrets.token_hex(3)}"
 
 
+def _remove(path: Path) -> None:
+    """Remove a file if it is there; quietly not when it cannot be (on a read-only file system even unlinking a file
+    that is not there fails with EROFS, which must not hide the error being reported)."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
 def _write_synced(path: Path, data: bytes) -> None:
     """Write and fsync a new file; on any failure the file is removed again."""
     try:
@@ -356,7 +365,7 @@ def _write_synced(path: Path, data: bytes) -> None:
             f.flush()
             os.fsync(f.fileno())
     except BaseException:
-        path.unlink(missing_ok=True)
+        _remove(path)
         raise
 
 
@@ -364,12 +373,12 @@ def _atomic_write(path: Path, data: bytes | str) -> None:
     if isinstance(data, str):
         data = data.encode("utf-8")
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.unlink(missing_ok=True)  # left by a killed process that had this pid
+    _remove(tmp)  # left by a killed process that had this pid
     try:
         _write_synced(tmp, data)
         os.replace(tmp, path)
     finally:
-        tmp.unlink(missing_ok=True)
+        _remove(tmp)
 
 
 def _env_note(root: Path) -> str:
@@ -382,6 +391,8 @@ def check_space(path: Path, need_bytes: int, what: str) -> None:
         st = os.statvfs(path)
     except OSError as e:
         raise MechsymError(f"{what}: cannot read its free space ({e.strerror or e})") from e
+    if getattr(st, "f_flag", 0) & os.ST_RDONLY:  # said so, not "no room"
+        raise MechsymError(f"{what}: is on a read-only file system")
     free = st.f_bavail * st.f_frsize
     if free < need_bytes:
         raise MechsymError(f"{what}: {free / 2**20:.0f} MiB free on its filesystem, needs at least "
@@ -419,7 +430,7 @@ def check_writable(experiment: str, machine: str | None = None, root: Path | Non
     except OSError as e:
         raise MechsymError(f"{where}: cannot write in {probe_dir} ({e.strerror or e}); nothing measured") from e
     finally:
-        probe.unlink(missing_ok=True)
+        _remove(probe)
     check_space(probe_dir, need_bytes, where)
     return folder
 
@@ -534,7 +545,32 @@ def _read_meta(j: Path) -> dict:
         raise MechsymError(f"corrupt metadata file {j}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from e
     if not isinstance(meta, dict) or not isinstance(meta.get("run_id"), str):
         raise MechsymError(f"corrupt metadata file {j}: not a run's metadata (a JSON object with a run_id)")
+    problem = _meta_problem(meta, j)
+    if problem:
+        raise MechsymError(f"corrupt metadata file {j}: not a run's metadata ({problem})")
     return meta
+
+
+# the keys every reader relies on, and their JSON types, where present
+_META_TYPES = {"experiment": str, "preset": str, "status": str, "machine": dict, "rows": int, "csv_bytes": int,
+               "csv_sha256": str, "seconds": (int, float), "start": str, "end": str, "saved_at": str,
+               "commands": list, "failures": list, "unavailable": list, "jdks": list, "noise": dict}
+_JSON_TYPE = {str: "a string", dict: "an object", int: "a whole number", list: "a list", (int, float): "a number"}
+
+
+def _meta_problem(meta: dict, j: Path) -> str | None:
+    """Why a JSON object is not the sidecar of the run stored as `j` (its name and folder), or None."""
+    if not RUN_ID.match(meta["run_id"]) or meta["run_id"] != j.stem:
+        return f"run_id {meta['run_id'][:80]!r} is not the file's own run id {j.stem!r}"
+    if "experiment" not in meta:
+        return f"no experiment (its folder says {j.parent.name!r})"
+    if meta["experiment"] != j.parent.name:
+        return f"experiment {str(meta['experiment'])[:80]!r} is not its folder's {j.parent.name!r}"
+    for key, kind in _META_TYPES.items():
+        v = meta.get(key)
+        if v is not None and (not isinstance(v, kind) or isinstance(v, bool)):
+            return f"{key} is {type(v).__name__} {str(v)[:40]!r}, not {_JSON_TYPE[kind]}"
+    return None
 
 
 def default_machine(experiment: str | None = None, root: Path | None = None) -> str | None:

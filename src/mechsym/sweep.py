@@ -37,7 +37,7 @@ import pandas as pd
 from . import MechsymError, store
 from .cpus import Topology, read_topology, taskset_available
 from .jdk import Jdk, check_flags, select
-from .launch import KernelError, Launch, java_command, native_command, run
+from .launch import KernelError, Launch, check_timeout, java_command, native_command, run
 
 PRESETS = ("smoke", "standard", "full")
 LOCK_FILE = Path(os.environ.get("MECHSYM_BENCH_LOCK", "/tmp/mechsym-bench.lock"))
@@ -116,8 +116,13 @@ class Fork:
 @contextlib.contextmanager
 def bench_lock(wait_message: Callable[[str], None] = lambda m: print(m, file=sys.stderr)):
     """One measurement at a time on this machine (an exclusive flock)."""
-    LOCK_FILE.parent.mkdir(parents=True, exist_ok=True)
-    with open(LOCK_FILE, "a+") as f:
+    try:
+        LOCK_FILE.parent.mkdir(parents=True, exist_ok=True)
+        f = open(LOCK_FILE, "a+")
+    except OSError as e:
+        raise MechsymError(f"bench lock {LOCK_FILE}: cannot be opened ({e.strerror or e}); set MECHSYM_BENCH_LOCK "
+                           "to a file path this user can write") from e
+    with f:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -160,6 +165,25 @@ def parse_cpus(spec, topo: Topology) -> list[int]:
     return ids
 
 
+# Words of a java command line that are not VM options: the bench gives the class path and main class itself.
+_NOT_VM_OPTIONS = {"-cp", "-classpath", "--class-path", "-jar", "-m", "--module", "-p", "--module-path",
+                   "--upgrade-module-path", "--source", "-version", "--version", "-showversion", "--show-version",
+                   "-h", "-help", "-?", "--help", "-X", "--help-extra", "--list-modules", "-d", "--describe-module",
+                   "--validate-modules", "--dry-run", "-fullversion", "--full-version"}
+
+
+def check_jvm_flags(flags) -> tuple[str, ...]:
+    """Extra JVM flags from the command line: VM options only (each a word starting with '-', none that replaces the
+    class path or main class, prints something and exits, or reads more words from a file); else one line."""
+    out = tuple(flags)
+    for f in out:
+        if not isinstance(f, str) or not f.startswith("-") or f.split("=", 1)[0] in _NOT_VM_OPTIONS:
+            raise MechsymError(f"JVM flag '{f}': not a VM option for the kernels' JVM; give options such as "
+                               "-XX:+UseParallelGC, -Xmx2g or -Dname=value (the bench sets the class path and "
+                               "main class itself)")
+    return out
+
+
 def select_cells(cells: list[Cell], only: str) -> list[Cell]:
     """Cells whose columns match every KEY=V1,V2 clause (clauses separated by ';')."""
     known = sorted({k for c in cells for k in c.columns()})
@@ -190,6 +214,9 @@ def plan(module, preset: str, jdks: list[Jdk] | None = None, topo: Topology | No
     `taskset -c CPUS`; jvm_flags are added to every Java cell (each JDK must
     take them); timeout replaces every cell's timeout (seconds)."""
     check_preset(preset)
+    if timeout is not None:
+        timeout = check_timeout(timeout)
+    jvm_flags = check_jvm_flags(jvm_flags or ())
     topo = topo or read_topology()
     jdks = jdks if jdks is not None else select(None)
     cells = module.cells(preset, topo, jdks)
@@ -223,9 +250,7 @@ def plan(module, preset: str, jdks: list[Jdk] | None = None, topo: Topology | No
                 raise MechsymError(f"JVM flags '{' '.join(flags)}': JDK {jdk.feature} ({jdk.home}) rejects them: {probe.reason}")
         cells = [replace(c, flags=c.flags + flags) if c.jdk else c for c in cells]
     if timeout is not None:
-        if not timeout > 0:
-            raise MechsymError(f"timeout '{timeout}': must be a number of seconds > 0")
-        cells = [replace(c, timeout=float(timeout)) for c in cells]
+        cells = [replace(c, timeout=timeout) for c in cells]
     for c in cells:
         if c.unavailable or c.kernel.startswith(("c:", "cmd:")) or c.jdk is None:
             continue
@@ -262,10 +287,14 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
             **overrides) -> dict:
     """Run a sweep and store it. Returns the run's metadata (with 'rows' and 'json' keys).
 
-    Ctrl-C (and SIGTERM, turned into the same) stores what completed as an
+    Ctrl-C (and SIGTERM or SIGHUP, turned into the same) stores what completed as an
     'interrupted' run (which the notebooks ignore) and re-raises; the running
     kernel is killed, the experiment's session is left (its scratch files
-    removed); earlier runs are never touched."""
+    removed); earlier runs are never touched. Any other failure that stops the
+    run part-way (a full disk or no inodes left in a hook, a bug) keeps what
+    finished the same way, says why in one line and raises (MechsymError for
+    the machine's own errors: OSError). A run that measures while another
+    measurement does says so, once per other measurement."""
     from tqdm.auto import tqdm
 
     if store_results:
@@ -281,12 +310,15 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
     runnable = [c for c in cells if not c.unavailable]
     open_session = getattr(module, "session", None)  # the experiment's run-wide hook, if it has one
     session = open_session(runnable, meta) if open_session else contextlib.nullcontext()
+    said: set[str] = set()  # other measurements this run has said it overlaps
+    where = "before the first fork"
     try:
-        with _sigterm_interrupts(), ctx, session as work, tqdm(total=total, desc=f"{name} [{preset}]", unit="fork",
+        with _signals_interrupt(), ctx, session as work, tqdm(total=total, desc=f"{name} [{preset}]", unit="fork",
                                                              disable=not progress, file=sys.stderr,
                                                              dynamic_ncols=True) as bar:
             started = time.monotonic()  # after the bench lock: waiting for another sweep is not this run's time
             meta["_noise"].begin()
+            say_overlaps(meta["_noise"], said, lambda line: bar.write(line, file=sys.stderr))
             # Unavailable cells first (nothing runs), then the forks round-robin over the cells (fork 0 of every
             # cell, then fork 1, ...), so a burst of background load spreads over many cells instead of one.
             for cell in cells:
@@ -299,6 +331,8 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
                         continue
                     cols = cell.columns()
                     meta["_noise"].tick(cell.variant, fork)  # between forks, outside the timed region
+                    say_overlaps(meta["_noise"], said, lambda line: bar.write(line, file=sys.stderr))
+                    where = f"at {cell.variant} fork {fork + 1}/{cell.forks}"
                     bar.set_postfix_str(f"{cell.variant} {_short(cell)} fork {fork + 1}/{cell.forks}", refresh=False)
                     try:
                         df, pinned = run_fork(Fork(cell, fork, work, commands=meta["commands"]))
@@ -307,12 +341,47 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
                         continue
                     frames.append(tag_rows(df, name, cols, fork, pinned))
                     bar.update(1)
+            where = "after the last fork"
         meta["status"] = "complete"
     except KeyboardInterrupt:
-        meta["noise"] = meta.pop("_noise").stop()
+        meta["noise"] = noise_stop(meta)
         save_interrupted(name, frames, meta, store_results, results_root)
         raise
-    return finish(name, frames, meta, started, store_results, results_root)
+    except Exception as e:  # the run cannot go on: keep what finished (the error itself is the one line)
+        meta["noise"] = noise_stop(meta)
+        meta["stopped"] = f"{where}: {_reason(e)}"
+        if any((f["status"] == "ok").any() for f in frames):
+            save_interrupted(name, frames, meta, store_results, results_root, why=f"stopped {where}")
+        if isinstance(e, OSError):
+            raise MechsymError(f"{name}: stopped {where}: {_reason(e)}") from e
+        raise
+    return finish(name, frames, meta, started, store_results, results_root, said)
+
+
+def _reason(e: BaseException) -> str:
+    """An exception in one line: an OSError as its message and file, anything else as its type and message."""
+    if isinstance(e, OSError):
+        return f"{e.strerror or e}" + (f": {e.filename}" if e.filename else "")
+    if isinstance(e, MechsymError):
+        return str(e)
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"[:300]
+
+
+def noise_stop(meta: dict) -> dict:
+    from . import noise
+    return noise.stop(meta)
+
+
+def say_overlaps(recorder, said: set, write: Callable[[str], None]) -> None:
+    """One line per other measurement this run overlaps (the recorder notes each in the run's "noise")."""
+    for token, o in list(getattr(recorder, "overlaps", {}).items()):
+        if token in said:
+            continue
+        said.add(token)
+        since = f", started {o['start'].replace('T', ' ').rstrip('Z')} UTC" if o.get("start") else ""
+        write(f"mechsym: another measurement (pid {o.get('pid', '?')}{since}) ran at the same time as this one: "
+              "both runs' numbers may be disturbed (noted in this run's metadata)")
 
 
 def run_fork(fork: Fork) -> tuple[pd.DataFrame, str]:
@@ -337,20 +406,45 @@ def run_fork(fork: Fork) -> tuple[pd.DataFrame, str]:
     return df, pinned
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
 @contextlib.contextmanager
-def _sigterm_interrupts():
-    """SIGTERM ends a run as Ctrl-C does (kernel killed, what finished kept as 'interrupted', sessions cleaned up)."""
+def _signals_interrupt():
+    """SIGTERM (and SIGHUP: the terminal closed) end a run as Ctrl-C does (kernel killed, what finished kept as
+    'interrupted', sessions cleaned up)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def _term(signum, frame):
         raise KeyboardInterrupt(f"signal {signum}")
-    old = signal.signal(signal.SIGTERM, _term)
+    # a signal the caller ignores stays ignored (`nohup mechsym run ...` must survive its terminal closing)
+    old = {s: signal.signal(s, _term) for s in STOP_SIGNALS if signal.getsignal(s) is not signal.SIG_IGN}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, old)
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """While a run is being stored: Ctrl-C, SIGTERM and SIGHUP wait until it is (then raise KeyboardInterrupt), so
+    that a signal never leaves half a run."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+    sigs = [s for s in (signal.SIGINT, *STOP_SIGNALS) if signal.getsignal(s) is not signal.SIG_IGN]
+    old = {s: signal.signal(s, lambda signum, frame: got.append(signum)) for s in sigs}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    if got:
+        raise KeyboardInterrupt(f"signal {got[0]}")
 
 
 # The pieces of the run loop, each written once, so that every stored run has the same rows, failure records
@@ -388,23 +482,28 @@ def record_failure(meta: dict, cols: dict, fork: int, error: KernelError, bar, l
 
 
 def save_interrupted(name: str, frames: list[pd.DataFrame], meta: dict, store_results: bool,
-                     results_root: Path | None, note: str = "") -> None:
-    """On Ctrl-C: what finished is stored as an 'interrupted' run (hidden by default); earlier runs untouched."""
+                     results_root: Path | None, note: str = "", why: str = "interrupted") -> None:
+    """On Ctrl-C (or a failure that stops the run): what finished is stored as an 'interrupted' run (hidden by
+    default); earlier runs untouched."""
     meta["status"] = "interrupted"
     meta["end"] = store.now_utc()
     if store_results and any((f["status"] == "ok").any() for f in frames):
-        path = store.save(name, tidy(frames), meta, root=results_root)
-        print(f"interrupted: kept what finished as {path.name} (status interrupted, not shown by default); "
+        with _signals_deferred():
+            path = store.save(name, tidy(frames), meta, root=results_root)
+        print(f"{why}: kept what finished as {path.name} (status interrupted, not shown by default); "
               f"earlier runs untouched{note}", file=sys.stderr)
     else:
-        print(f"interrupted: nothing stored; earlier runs untouched{note}", file=sys.stderr)
+        print(f"{why}: nothing stored; earlier runs untouched{note}", file=sys.stderr)
 
 
 def finish(name: str, frames: list[pd.DataFrame], meta: dict, started: float, store_results: bool,
-           results_root: Path | None) -> dict:
+           results_root: Path | None, said: set | None = None) -> dict:
     """End a completed run: refuse to store when every fork failed, else tidy the rows and store them."""
     from . import noise
+    recorder = meta.get("_noise")
     meta["noise"] = noise.stop(meta)
+    if said is not None and recorder is not None:  # measurements that ended while this one ran
+        say_overlaps(recorder, said, lambda line: print(line, file=sys.stderr))
     meta["end"] = store.now_utc()
     meta["seconds"] = round(time.monotonic() - started, 1)
     if not any((f["status"] == "ok").any() for f in frames):
@@ -413,7 +512,8 @@ def finish(name: str, frames: list[pd.DataFrame], meta: dict, started: float, st
     rows = tidy(frames)
     meta["rows"] = len(rows)
     if store_results:
-        meta["json"] = str(store.save(name, rows, meta, root=results_root))
+        with _signals_deferred():
+            meta["json"] = str(store.save(name, rows, meta, root=results_root))
     meta["frame"] = rows
     return meta
 

@@ -93,7 +93,8 @@ public final class Args {
         }
         final int[] cpus;
         try {
-            cpus = Arrays.stream(v.split(",")).mapToInt(s -> Integer.parseInt(s.trim())).toArray();
+            // split(",", -1) keeps empty items: "," or "0," is refused, not read as "none" or "0"
+            cpus = Arrays.stream(v.split(",", -1)).mapToInt(s -> Integer.parseInt(s.trim())).toArray();
         } catch (NumberFormatException e) {
             throw new BadArgument("--" + name + "=" + v + ": expected comma-separated CPU ids such as 0,1");
         }
@@ -115,7 +116,7 @@ public final class Args {
     public int[] cpuPair(final String name, final String roles) {
         final int[] cpus = cpuList(name);
         if (cpus.length != 0 && cpus.length != 2) {
-            throw new BadArgument("--" + name + "=" + join(cpus) + ": give two CPU ids (" + roles + "), e.g. --"
+            throw new BadArgument("--" + name + "=" + values.get(name) + ": give two CPU ids (" + roles + "), e.g. --"
                                   + name + "=0,1, or none");
         }
         return cpus;

@@ -7,6 +7,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.StampedLock;
 
 import mechsym.common.Args;
+import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.FirstFailure;
@@ -121,6 +122,20 @@ public final class LockContention {
         final int[] pin = args.cpuList("pin");
         dropOne = args.choice("fault", "none", FAULTS).equals("drop-one");
         args.finish();
+        // every thread does iterations / threads increments: fewer iterations than threads would time zero
+        // increments and print a throughput of 0 for what never ran
+        if (iterations < threads) {
+            throw new BadArgument("--iterations=" + iterations + ": at least --threads=" + threads
+                                  + " (each thread does iterations / threads increments)");
+        }
+        if (warmupIterations < threads && !warmup.equals("single")) {
+            throw new BadArgument("--warmup-iterations=" + warmupIterations + ": at least --threads=" + threads
+                                  + " (each thread does warmup-iterations / threads increments)");
+        }
+        if (pin.length > threads) {
+            throw new BadArgument("--pin=" + Args.join(pin) + ": " + pin.length + " CPU ids for --threads=" + threads
+                                  + "; give at most one per thread (thread i runs on id i mod n)");
+        }
 
         final String biased = VmOptions.value("UseBiasedLocking");
         final String delay = VmOptions.value("BiasedLockingStartupDelay");
@@ -168,6 +183,9 @@ public final class LockContention {
         }
         if (threads < 1) {
             throw new IllegalArgumentException("threads " + threads + ": must be at least 1");
+        }
+        if (iterations < threads) {
+            throw new IllegalArgumentException("iterations " + iterations + ": at least threads (" + threads + ")");
         }
         final long perThread = iterations / threads;
         counter = 0L;

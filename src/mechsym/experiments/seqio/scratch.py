@@ -2,8 +2,10 @@
 
 The scratch file lives in $MECHSYM_SCRATCH (default <repo>/scratch-io), in a subdirectory of its own
 (seqio-<pid>-<hex>) that is removed at the end of a run whatever happens (the run loop turns SIGTERM into the
-same KeyboardInterrupt as Ctrl-C); nothing is written anywhere else. A run refuses to start, with one line, when
-that file system has less free space than its files plus a margin.
+same KeyboardInterrupt as Ctrl-C); nothing is written anywhere else. The subdirectories of runs whose process is
+gone (killed outright: SIGKILL, a power cut) are removed when the next run starts. A run refuses to start, with
+one line, when $MECHSYM_SCRATCH is a file, is on a read-only file system, or has less free space than its files
+plus a margin (or no free inodes).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 import secrets
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -55,12 +58,40 @@ def margin(size: int) -> int:
     return max(1 << 30, size // 10)
 
 
+MIN_INODES = 8  # the run's directory, its data files and dd's sources
+
+
+def check_apart(base: Path, results: Path) -> None:
+    """Scratch files never go into the results store (a killed run would leave gigabytes among the runs)."""
+    b, r = base.resolve(), results.resolve()
+    if b == r or r in b.parents:
+        raise MechsymError(f"{SCRATCH_ENV}={base}: inside the results directory {results}; set {SCRATCH_ENV} to a "
+                           "directory outside it")
+
+
 def check_space(base: Path, size: int) -> None:
-    """One line and no run when the scratch file system lacks the room for `size` bytes plus a margin."""
+    """One line and no run when the scratch directory cannot take `size` bytes of files: a file where it belongs,
+    a read-only file system, too little room for them plus a margin, or no free inodes."""
     probe = base if base.exists() else base.parent
     if not probe.exists():
         raise MechsymError(f"{SCRATCH_ENV}={base}: neither it nor its parent directory exists")
-    free = shutil.disk_usage(probe).free
+    if not probe.is_dir():
+        raise MechsymError(f"{SCRATCH_ENV}={base}: {probe} is a file, not a directory; set {SCRATCH_ENV} to a "
+                           "directory on a writable disk")
+    try:
+        st = os.statvfs(probe)
+    except OSError as e:
+        raise MechsymError(f"{SCRATCH_ENV}={base}: cannot read its file system ({e.strerror or e})") from e
+    if getattr(st, "f_flag", 0) & os.ST_RDONLY:
+        raise MechsymError(f"{SCRATCH_ENV}={base}: {probe} is on a read-only file system; set {SCRATCH_ENV} to a "
+                           "directory on a writable disk")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise MechsymError(f"{SCRATCH_ENV}={base}: {probe} is not writable by this user; set {SCRATCH_ENV} to a "
+                           "directory you can write")
+    if st.f_files and st.f_favail < MIN_INODES:
+        raise MechsymError(f"{SCRATCH_ENV}={base}: its file system has {st.f_favail} free inodes, the scratch files "
+                           f"need {MIN_INODES}; free some or set {SCRATCH_ENV} elsewhere")
+    free = st.f_bavail * st.f_frsize
     need = size + margin(size)
     if free < need:
         raise MechsymError(f"not enough free space in {probe}: {free / 1e9:.1f} GB free, the {size / 1e9:.2f} GB of "
@@ -68,15 +99,57 @@ def check_space(base: Path, size: int) -> None:
                            f"elsewhere")
 
 
+RUN_DIR = re.compile(r"^seqio-([0-9]+)-[0-9a-f]{6}$")
+
+
+def clean_stale(base: Path) -> list[Path]:
+    """Remove the run directories (seqio-<pid>-<hex>) of processes that are gone; returns what was removed."""
+    removed = []
+    try:
+        entries = list(base.iterdir()) if base.is_dir() else []
+    except OSError:
+        return removed
+    for d in entries:
+        m = RUN_DIR.match(d.name)
+        if not m or d.is_symlink() or not d.is_dir() or int(m.group(1)) == os.getpid():
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+            continue  # that run is still going
+        except ProcessLookupError:
+            pass
+        except (PermissionError, OverflowError, OSError):
+            continue  # another user's live process, or a pid that cannot be asked about: left alone
+        shutil.rmtree(d, ignore_errors=True)
+        if not d.exists():
+            removed.append(d)
+    return removed
+
+
+def remove_stale(base: Path) -> None:
+    """clean_stale, saying what it removed (one line each)."""
+    for d in clean_stale(base):
+        print(f"mechsym: removed {d}: scratch of a run that was killed (process {d.name.split('-')[1]} is gone)",
+              file=sys.stderr)
+
+
 @contextlib.contextmanager
 def scratch_dir(base: Path | None = None):
     """A fresh subdirectory of the scratch base, removed at the end whatever happens (the base too, when this
-    created it and it is empty)."""
+    created it and it is empty). Scratch left by runs whose process is gone is removed first (one line each)."""
     base = base or scratch_base()
     created_base = not base.exists()
-    base.mkdir(parents=True, exist_ok=True)
+    remove_stale(base)
     d = base / f"seqio-{os.getpid()}-{secrets.token_hex(3)}"
-    d.mkdir()
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        d.mkdir()
+    except OSError as e:
+        if created_base:
+            with contextlib.suppress(OSError):
+                base.rmdir()
+        raise MechsymError(f"{SCRATCH_ENV}={base}: cannot create the run's scratch directory {d.name} "
+                           f"({e.strerror or e}); set {SCRATCH_ENV} to a writable directory") from e
     try:
         yield d
     finally:
@@ -106,11 +179,15 @@ def filesystem(path: Path) -> dict:
 def preallocate(path: Path, size: int) -> None:
     """Zero pages written for real and synced (as the post's preallocateTestFile), not fallocate's unwritten extents."""
     chunk = bytes(1 << 20)
-    with open(path, "xb", buffering=0) as f:
-        left = size
-        while left > 0:
-            left -= f.write(chunk[:min(left, len(chunk))])
-        os.fsync(f.fileno())
+    try:
+        with open(path, "xb", buffering=0) as f:
+            left = size
+            while left > 0:
+                left -= f.write(chunk[:min(left, len(chunk))])
+            os.fsync(f.fileno())
+    except BaseException:  # a full disk or Ctrl-C: no short file left for a later fork to take as the whole one
+        path.unlink(missing_ok=True)
+        raise
 
 
 def write_pattern(path: Path, size: int, seed: int = 1) -> None:
@@ -120,9 +197,14 @@ def write_pattern(path: Path, size: int, seed: int = 1) -> None:
     mask = (1 << 64) - 1
     a, b = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F
     total = size // PAGE
-    with open(path, "xb", buffering=0) as f:
-        for start in range(0, total, 256):
-            f.write(b"".join(pages[(((p + 1) * a + seed * b) & mask) >> 56] for p in range(start, min(total, start + 256))))
+    try:
+        with open(path, "xb", buffering=0) as f:
+            for start in range(0, total, 256):
+                f.write(b"".join(pages[(((p + 1) * a + seed * b) & mask) >> 56]
+                                 for p in range(start, min(total, start + 256))))
+    except BaseException:  # a full disk or Ctrl-C: no short file left behind
+        path.unlink(missing_ok=True)
+        raise
 
 
 # ---------------------------------------------------------------- the page cache

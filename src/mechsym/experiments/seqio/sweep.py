@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ... import MechsymError
+from ... import MechsymError, store
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...launch import KernelError
@@ -180,6 +180,8 @@ class Workspace:
 def session(cells: list[Cell], meta: dict):
     """The run-wide hook: refuse to start without room, make the scratch directory, remove it whatever happens."""
     base = scratch_base()
+    scratch.check_apart(base, store.results_root())
+    scratch.remove_stale(base)  # scratch of killed runs first: its room counts
     sizes = {int(c.labels["size_bytes"]) for c in cells}
     dd_sizes = {int(c.labels["size_bytes"]) for c in cells if c.runner}
     check_space(base, sum(sizes) + sum(dd_sizes))
