@@ -39,13 +39,13 @@ plots.style()
 NB = "02-biased-locking"
 
 # %%
-verdicts.claims_table(exp.CLAIMS, NB)
+nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## This machine and its JDKs
 
 # %%
-nb.this_machine()
+nb.table(nb.this_machine())
 
 # %% [markdown]
 # ## The original results
@@ -54,7 +54,7 @@ nb.this_machine()
 
 # %%
 ref = reference.load(exp.REF2)
-exp.reference_table(ref)
+nb.table(exp.reference_table(ref))
 
 # %%
 exp.plot_reference(ref);
@@ -70,7 +70,7 @@ df = nb.results("locks", PRESET, MACHINE)
 nb.whose(df, "locks")
 
 # %%
-exp.scaling_table(df, "short", POST)
+nb.table(exp.scaling_table(df, "short", POST))
 
 # %%
 exp.plot_scaling(df, "short", ["monitor-thin", "monitor-biased", "monitor-default", "reentrant", "atomic", "stamped"], ref=ref);
@@ -90,7 +90,7 @@ exp.plot_scaling(df, "short", ["monitor-thin", "monitor-biased", "monitor-defaul
 # start-up); `monitor-biased` is the second post's (delay 0).
 
 # %%
-exp.why_table(df, POST)
+nb.table(exp.why_table(df, POST))
 
 # %%
 exp.plot_why(df);
@@ -103,7 +103,7 @@ exp.plot_why(df);
 # runs in each JVM:
 
 # %%
-exp.osr_table(df)
+nb.table(exp.osr_table(df))
 
 # %%
 exp.plot_runs(df);
@@ -154,8 +154,15 @@ nb.verdict_table(exp, df, NB)
 #   on top of the critical section.
 # - "Avoiding OSR makes no material difference" holds only for a harness that does not time the first run after the
 #   warm-up; the post timed exactly that run.
-#
+
+# %% [markdown]
+# Computed from this page's verdicts (so it stays true when the runs change):
+
+# %%
+nb.recap(exp, df, NB)
+
+# %% [markdown]
 # ## Environment
 
 # %%
-nb.machine_table(df, "locks")
+nb.table(nb.machine_table(df, "locks"))
