@@ -66,8 +66,8 @@ OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "
              "#F0E442"]
 VARIANT_COLORS = {
     # locks (notebooks 01, 02)
-    "monitor-thin": "#0072B2", "monitor-biased-delayed": "#E69F00", "monitor-biased": "#D55E00",
-    "monitor-default": "#CC79A7", "reentrant": "#009E73", "atomic": "#000000", "stamped": "#882255",
+    "monitor-thin": "#0072B2", "monitor-biased-delayed": "#E69F00", "monitor-biased": "#882255",
+    "monitor-default": "#CC79A7", "reentrant": "#009E73", "atomic": "#000000", "stamped": "#D55E00",
     # SPSC queues (notebook 05)
     "O1": "#D55E00", "O2": "#E69F00", "I1": "#0072B2", "I2": "#56B4E9", "I3": "#009E73", "I4": "#CC79A7",
     "jctools": "#555555",
