@@ -507,3 +507,22 @@ def test_a_sweep_refuses_an_unwritable_store_before_measuring(tmp_path, monkeypa
     with pytest.raises(MechsymError, match="MECHSYM_MACHINE '../escaped': not a machine id"):
         sweep.execute(experiments.get("locks"), "smoke", progress=False)
     assert not (tmp_path / "escaped").exists()
+
+
+def test_stored_metadata_names_no_persons_directories(results_dir, tmp_path, monkeypatch):
+    """Paths in a run's metadata are relative to the repository or $MECHSYM_SCRATCH, never absolute."""
+    import json
+
+    import pandas as pd
+
+    from mechsym import repo_root, store
+
+    scratch = tmp_path / "scratch"
+    monkeypatch.setenv("MECHSYM_SCRATCH", str(scratch))
+    meta = {"preset": "smoke", "commands": [f"java -cp {repo_root()}/build/mechsym.jar K --file={scratch}/f.dat"],
+            "scratch": str(scratch / "seqio-1")}
+    path = store.save("locks", pd.DataFrame({"metric": ["m"], "value": [1.0]}), meta)
+    saved = json.loads(path.read_text())
+    assert saved["commands"] == ["java -cp build/mechsym.jar K --file=$MECHSYM_SCRATCH/f.dat"]
+    assert saved["scratch"] == "$MECHSYM_SCRATCH/seqio-1"
+    assert str(repo_root()) not in path.read_text()

@@ -450,7 +450,10 @@ def save(experiment: str, rows: pd.DataFrame, meta: dict, machine: str | None = 
         from . import noise
 
         meta = {**meta, "noise": noise.stop(meta)}
-    meta = {k: v for k, v in meta.items() if not str(k).startswith("_")}
+    from . import portable
+
+    # paths as the repository or $MECHSYM_SCRATCH name them, never a person's own directories
+    meta = portable({k: v for k, v in meta.items() if not str(k).startswith("_")})
     run_id = meta.get("run_id") or new_run_id(meta.get("preset", "run"))
     if not RUN_ID.match(run_id):
         raise MechsymError(f"run id {run_id!r}: not a run id this bench writes (YYYYMMDDTHHMMSSZ-preset-hex6)")
