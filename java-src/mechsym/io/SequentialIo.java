@@ -112,15 +112,17 @@ import mechsym.common.Kernels;
  *       {@code sun.misc.Unsafe.invokeCleaner}, inside the timed region)
  *       instead of leaving that to the garbage collector: a page still mapped
  *       cannot be evicted from the page cache between passes.</li>
- *   <li>(Both protocols.) {@code --sync=true} makes every write phase end with the data on the
- *       device ({@code force}/{@code fsync} inside the timed region), like
+ *   <li>(Both protocols.) {@code --sync=true} makes every write phase end
+ *       with the data on the device ({@code force}/{@code fsync} inside the
+ *       timed region), like
  *       {@code dd conv=fdatasync}: this is how the bench reproduces the post's
  *       "file larger than memory" regime, where dirty-page writeback throttled
  *       the writer to the device's speed, without writing a file larger than
  *       RAM.</li>
- *   <li>(Both protocols.) {@code --evict=ask}: before every timed phase the kernel closes
- *       everything, prints {@code seqio: evict before <phase> pass <n> method
- *       <method>} on stderr and waits for one line on stdin. The Python driver
+ *   <li>(Both protocols.) {@code --evict=ask}: before every timed phase the
+ *       kernel closes everything, prints {@code seqio: evict before <phase>
+ *       pass <n> method <method>} on stderr and waits for one line on stdin
+ *       (with {@code post} the mappings are unmapped first). The Python driver
  *       ({@code mechsym.experiments.seqio}) then syncs the file and drops its
  *       pages from the page cache ({@code posix_fadvise(DONTNEED)}), so the
  *       phase starts with a cold cache; eviction is never in the timed
