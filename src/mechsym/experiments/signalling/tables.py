@@ -45,8 +45,9 @@ def reference_itl_table(ref: pd.DataFrame) -> pd.DataFrame:
     iterations = ref.loc[ref["metric"] == "iterations", "value"].iloc[0]
     out = t[["duration", "ns_per_op", "throughput"]].map(lambda v: f"{v:,.0f}")
     out["throughput"] = t["throughput"].map(fmt_rate)
+    out["duration"] = t["duration"].map(fmt_ns)
     out.insert(2, "ns/op exact", (t["duration"] / (2 * iterations)).map(lambda v: f"{v:.2f}"))
-    return out.rename(columns={"ns_per_op": "ns/op printed"})
+    return out.rename(columns={"ns_per_op": "ns/op printed"}).rename_axis(columns=None)
 
 
 # ---------------------------------------------------------------- this machine
