@@ -46,13 +46,13 @@ NB = "05-spsc-variance"
 plots.style()
 
 # %%
-verdicts.claims_table(exp.CLAIMS, NB)
+nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## This machine and its JDKs
 
 # %%
-nb.this_machine()
+nb.table(nb.this_machine())
 
 # %% [markdown]
 # ## The original results
@@ -62,7 +62,7 @@ nb.this_machine()
 
 # %%
 ref = reference.load(exp.REFERENCE)
-ref[~ref["metric"].isin(["offset", "instance_size"])][["table", "variant", "placement", "options", "metric", "value", "unit", "note"]]
+nb.table(ref[~ref["metric"].isin(["offset", "instance_size"])][["table", "variant", "placement", "options", "metric", "value", "unit", "note"]].reset_index(drop=True))
 
 # %% [markdown]
 # ## This machine: the sweep
@@ -74,7 +74,7 @@ ref[~ref["metric"].isin(["offset", "instance_size"])][["table", "variant", "plac
 # placement's CPUs: on a 2-CPU machine `taskset -c 0,1` alone would pin nothing. Option sets:
 
 # %%
-exp.option_sets_table()
+nb.table(exp.option_sets_table())
 
 # %% [markdown]
 # `-XX:CompileThreshold` is ignored while tiered compilation is on (the default since JDK 8; the `java` manual:
@@ -93,20 +93,20 @@ exp.option_sets_table()
 
 # %%
 df = nb.results("spsc", PRESET, MACHINE)
-nb.machine_table(df, "spsc")
+nb.table(nb.machine_table(df, "spsc"))
 
 # %% [markdown]
 # Cells this machine cannot run, stored with the reason (never faked):
 
 # %%
-exp.unavailable_cells(df)
+nb.table(exp.unavailable_cells(df))
 
 # %% [markdown]
 # What each option set really set inside the JVM (the kernel reads the HotSpot options back). `UseNUMA` stays
 # `false` on a machine with a single NUMA node: the JVM turns it off.
 
 # %%
-exp.vm_options_table(df)
+nb.table(exp.vm_options_table(df))
 
 # %% [markdown]
 # ## The layouts, as JOL reads them
@@ -119,20 +119,20 @@ exp.vm_options_table(df)
 # (`tests/test_spsc_experiment.py`), not judged as a claim: it is a property of the lab's code, not of the post.
 
 # %%
-exp.layout_checks(df)
+nb.table(exp.layout_checks(df))
 
 # %% [markdown]
 # The post's two tables beside this machine's:
 
 # %%
-exp.layout_vs_post(df, ref)
+nb.table(exp.layout_vs_post(df, ref))
 
 # %% [markdown]
 # Every non-padding field (JCTools packs `producerIndex` and `producerLimit` together on purpose: both are written by
 # the producer only):
 
 # %%
-exp.layout_table(df)
+nb.table(exp.layout_table(df))
 
 # %% [markdown]
 # ## Sorted runs, the post's figure
@@ -160,13 +160,16 @@ exp.plot_runs_side_by_side(exp.stored_runs(df));
 # the post found runs "very stable within a given run"). Main set first:
 
 # %%
-exp.variance_display(df, options=exp.MAIN_OPTIONS)
+nb.table(exp.variance_display(df, options=exp.MAIN_OPTIONS))
 
 # %% [markdown]
-# Every other cell:
+# Every cell, in one row per JDK, option set and placement (the most variable variant named); the full table, one
+# row per cell, in the collapsed block:
 
 # %%
-exp.variance_display(df)
+from mechsym.experiments.spsc.tables import variance_summary
+
+nb.collapsed(exp.variance_display(df), variance_summary(df), label="every cell")
 
 # %% [markdown]
 # ## Do the JVM options reorder the winners?
@@ -179,7 +182,7 @@ exp.variance_display(df)
 exp.plot_sorted_grid(df);
 
 # %%
-exp.winners_table(df)
+nb.table(exp.winners_table(df))
 
 # %% [markdown]
 # ## Beyond the post: JCTools
@@ -189,7 +192,7 @@ exp.winners_table(df)
 # same cells; the fastest of the post's variants (by average) against it:
 
 # %%
-exp.jctools_table(df)
+nb.table(exp.jctools_table(df))
 
 # %% [markdown]
 # ## Beyond the post: where did the queue land?
@@ -199,7 +202,7 @@ exp.jctools_table(df)
 # set grouped by those offsets (median run summary):
 
 # %%
-exp.alignment_table(df)
+nb.table(exp.alignment_table(df))
 
 # %% [markdown]
 # ## Verdicts
@@ -246,8 +249,15 @@ nb.verdict_table(exp, df, NB)
 #   noise within them.
 # - Claims about spread (the share of low runs, "very little variance remains", "between 110M and 120M") need the
 #   post's 30 runs; the cells with 4 runs only rank, and say so.
-#
+
+# %% [markdown]
+# Computed from this page's verdicts (so it stays true when the runs change):
+
+# %%
+nb.recap(exp, df, NB)
+
+# %% [markdown]
 # ## Environment
 
 # %%
-nb.machine_table(df, "spsc")
+nb.table(nb.machine_table(df, "spsc"))

@@ -37,6 +37,17 @@ def offsets(df: pd.DataFrame, jdk) -> dict[tuple[str, str], float]:
     return {(q, k): v for q, k, v in zip(lay["queue"], lay["key"], lay["value"])}
 
 
+def _bytes(t: pd.DataFrame) -> pd.DataFrame:
+    """Byte offsets and sizes as whole numbers (JOL's offsets are integers; the frame stores them as floats), a
+    missing one as <NA> (shown as '—')."""
+    t = t.copy()
+    for c in t.columns:
+        num = pd.to_numeric(t[c], errors="coerce")
+        if num.notna().any() and (num.dropna() == num.dropna().round()).all():
+            t[c] = num.round().astype("Int64")
+    return t
+
+
 @by_machine
 def layout_table(df: pd.DataFrame, queues=("I1", "I3", "I4", "O1", "jctools")) -> pd.DataFrame:
     """Offsets (bytes) of the non-padding fields of each queue's object, per JDK, as JOL reads them; O1's holder
@@ -52,6 +63,7 @@ def layout_table(df: pd.DataFrame, queues=("I1", "I3", "I4", "O1", "jctools")) -
     jdks = analysis.ordered(t.columns)
     t = t[jdks].reset_index().sort_values(jdks[0], kind="stable")        # by offset on the first JDK...
     t = analysis.sort_by(t, {"queue": list(queues)})                      # ...within each queue
+    t[jdks] = _bytes(t[jdks])
     return t.rename(columns={j: f"offset on JDK {j}" for j in jdks}).set_index(["queue", "class", "field"])
 
 
@@ -66,7 +78,8 @@ def layout_checks(df: pd.DataFrame) -> pd.DataFrame:
     d = lay[(lay["class"] == own) & lay["metric"].isin(CHECKS)]
     t = d.pivot_table(index=["queue", "jdk"], columns="metric", values="value", aggfunc="first").reset_index()
     t = analysis.sort_by(t, {"queue": list(QUEUES), "jdk": []})
-    return t.set_index(["queue", "jdk"])[[c for c in CHECKS if c in t.columns]]
+    t = t.set_index(["queue", "jdk"])[[c for c in CHECKS if c in t.columns]]
+    return _bytes(t)
 
 
 @by_machine
@@ -79,4 +92,5 @@ def layout_vs_post(df: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
     for j in ([] if lay.empty else analysis.ordered(lay["jdk"].unique())):
         got = offsets(df, j)
         out[f"JDK {j}"] = [got.get((v, k)) for v, k in zip(out["variant"], out["key"])]
-    return out.drop(columns=["key", "metric"]).set_index(["variant", "field"])
+    out = out.drop(columns=["key", "metric"]).set_index(["variant", "field"])
+    return _bytes(out)

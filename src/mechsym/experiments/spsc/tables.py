@@ -110,6 +110,26 @@ def variance_display(df: pd.DataFrame, jdk=None, options=None) -> pd.DataFrame:
                      "within-run CV %"]].set_index(KEYS)
 
 
+@by_machine
+def variance_summary(df: pd.DataFrame, jdk=None, options=None) -> pd.DataFrame:
+    """variance_table in one row per JDK, option set and placement: the variants and runs behind it, the median CV
+    across variants, the most variable variant (its CV and max/min) and how many variants had a run below half their
+    median. The summary a notebook shows above the full table."""
+    t = variance_table(df, jdk, options)
+    if t.empty:
+        return t
+    rows = []
+    keys = [k for k in KEYS if k != "variant"]
+    for k, g in t.groupby(keys, sort=False):
+        worst = g.loc[g["CV %"].idxmax()]
+        rows.append({**dict(zip(keys, k)), "variants": len(g), "runs": int(g["runs"].sum()),
+                     "median CV": fmt_pct(g["CV %"].median()),
+                     "most variable": f"{worst['variant']}: CV {fmt_pct(worst['CV %'])}, "
+                                      f"max/min {fmt_ratio(worst['max/min'])}",
+                     "variants with a run < 1/2 median": f"{int((g['< 1/2 median %'] > 0).sum())} of {len(g)}"})
+    return pd.DataFrame(rows)
+
+
 def unavailable_cells(df: pd.DataFrame) -> pd.DataFrame:
     """The cells this machine could not run (a placement it lacks), with the reason."""
     return analysis.unavailable(df, keys=("placement",))
