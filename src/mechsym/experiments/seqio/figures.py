@@ -30,7 +30,8 @@ def forks_per_cell(rows: pd.DataFrame) -> str:
     if rows.empty or "fork" not in rows:
         return "forks"
     key = [k for k in ("run_id", "fork") if k in rows]
-    n = rows.groupby(["regime", "variant", "direction", "pass"])[key].apply(lambda g: len(g.drop_duplicates()))
+    cell = [k for k in ("machine", "regime", "variant", "direction", "pass") if k in rows]
+    n = rows.groupby(cell)[key].apply(lambda g: len(g.drop_duplicates()))
     lo, hi = int(n.min()), int(n.max())
     return f"{lo} fork{'s' if hi > 1 else ''}" if lo == hi else f"{lo}-{hi} forks"
 
