@@ -166,11 +166,11 @@ nb.verdict_table(exp, df, NB)
 # ## Recap
 #
 # - Biased locking's "10% cost" was the first post's artefact (notebook 02); in the lab's stored runs the first post's
-#   two monitors measure within about 5% of each other on JDK 17 (an interval too wide to decide "~10%"), and JDK 18+
-#   has no biased locking at all.
+#   two monitors measure close to each other on JDK 17 (the verdict table gives the difference and its interval), and
+#   JDK 18+ has no biased locking at all.
 # - Whether `ReentrantLock` beats `synchronized` depends on which run is timed: the post's single timed run after one
 #   long warm-up executes code in which the monitor is slow; later runs coarsen the monitor, and in the lab's stored
-#   runs it then wins at every thread count, by up to 4x at one thread.
+#   runs it then wins at every thread count (the lab-protocol table above gives the margins).
 # - An atomic increment costs the 10-20 cycles the post gave for Nehalem and later, at the clock recorded with the run.
 
 # %% [markdown]

@@ -148,8 +148,8 @@ nb.verdict_table(exp, df, NB)
 #
 # - With the post's harness on JDK 17 (new threads per run, coarsening on) biased and thin monitors measure the same:
 #   the bias is revoked, or coarsened away. Where it survives (the same thread, coarsening off) it is, in the lab's
-#   stored runs, still worth about ten times the thin lock, and the 4 s start-up delay still hides it from a lock
-#   allocated at start-up.
+#   stored runs, still worth several times the thin lock (the table above gives the factor), and the 4 s start-up
+#   delay still hides it from a lock allocated at start-up.
 # - A biased lock + increment + unlock takes a few cycles at the run's recorded clock: within the post's "4-5 cycles"
 #   on top of the critical section.
 # - "Avoiding OSR makes no material difference" holds only for a harness that does not time the first run after the
