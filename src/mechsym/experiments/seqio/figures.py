@@ -9,9 +9,8 @@ from ... import analysis, plots
 from .sweep import DD, METHODS, POST_METHODS, REGIMES
 from .tables import PROTOCOLS, device_ceiling, throughput
 
-COLORS = {"random-access-file": "#1f77b4", "buffered-stream": "#d62728", "channel-heap": "#2ca02c",
-          "channel-direct": "#9467bd", "mapped": "#ff7f0e",
-          "buffered-stream-biased": "#8c564b", "dd": "#000000", "dd-cached": "#7f7f7f"}
+COLORS = {v: plots.VARIANT_COLORS[v] for v in ("random-access-file", "buffered-stream", "channel-heap",
+                                               "channel-direct", "mapped", "buffered-stream-biased", "dd", "dd-cached")}
 POST_CPU = "2011: Sandy Bridge 2.0GHz, 8GB RAM, Intel 320 SSD, ext4, JDK 1.6.0_30"
 
 
@@ -22,7 +21,7 @@ def _legend(fig, axes) -> None:
         for h, label in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(label, h)
     if seen:
-        fig.legend(list(seen.values()), list(seen.keys()), loc="outside right upper", fontsize=9)
+        fig.legend(list(seen.values()), list(seen.keys()), loc="outside right upper", fontsize=9, markerscale=2)
 
 
 def forks_per_cell(rows: pd.DataFrame) -> str:

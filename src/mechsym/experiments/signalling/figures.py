@@ -13,8 +13,7 @@ from .rows import ORDERS, lab_rows, per_fork_table
 from .sweep import PLACEMENTS, VARIANTS
 from .tables import PERCENTILES
 
-COLORS = {"locked": "#d62728", "volatile-spin": "#1f77b4", "volatile-yield": "#ff7f0e",
-          "c-spin": "#2ca02c", "c-yield": "#9467bd"}     # one distinct hue per variant
+COLORS = {v: plots.VARIANT_COLORS[v] for v in ("locked", "volatile-spin", "volatile-yield", "c-spin", "c-yield")}
 REF_STYLES = ["--", ":", "-."]
 
 
@@ -25,16 +24,21 @@ def _legend(fig, axes) -> None:
         for h, label in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(label, h)
     if seen:
-        fig.legend(list(seen.values()), list(seen.keys()), loc="outside right upper", fontsize=9)
+        fig.legend(list(seen.values()), list(seen.keys()), loc="outside right upper", fontsize=9, markerscale=2)
+
+
+JDK25_COLORS = {"locked": "#882255", "volatile-spin": "#56B4E9", "volatile-yield": "#8C6D00"}
 
 
 def _color(group: str) -> str:
-    """The variant's colour; JDK 25 a darker shade of it (JDK 17 and C as they are)."""
-    from matplotlib.colors import to_hex, to_rgb
-
+    """The variant's colour (plots.VARIANT_COLORS) for JDK 17 and C; for JDK 25 a companion of its own hue family
+    that no other group of these figures uses (a darker shade made vermillion and orange both brown)."""
     variant, runtime = group.split(" (", 1)
-    c = COLORS.get(variant, "#7f7f7f")
-    return to_hex([x * 0.5 for x in to_rgb(c)]) if runtime.startswith("JDK 25") else c
+    if runtime.startswith("JDK 25") and variant in JDK25_COLORS:
+        return JDK25_COLORS[variant]
+    return COLORS.get(variant, "#7f7f7f")
+
+
 PCT_VALUE = {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p99.9": 0.999, "max": 0.9999}   # max drawn one decade on
 
 
