@@ -121,11 +121,12 @@ def variance_summary(df: pd.DataFrame, jdk=None, options=None) -> pd.DataFrame:
     rows = []
     keys = [k for k in KEYS if k != "variant"]
     for k, g in t.groupby(keys, sort=False):
-        worst = g.loc[g["CV %"].idxmax()]
+        cvs = g["CV %"].dropna()
+        worst = g.loc[cvs.idxmax()] if len(cvs) else None   # no CV with one run per cell (smoke)
         rows.append({**dict(zip(keys, k)), "variants": len(g), "runs": int(g["runs"].sum()),
-                     "median CV": fmt_pct(g["CV %"].median()),
-                     "most variable": f"{worst['variant']}: CV {fmt_pct(worst['CV %'])}, "
-                                      f"max/min {fmt_ratio(worst['max/min'])}",
+                     "median CV": fmt_pct(cvs.median()) if len(cvs) else "— (one run per cell)",
+                     "most variable": "—" if worst is None else f"{worst['variant']}: CV {fmt_pct(worst['CV %'])}, "
+                                                                f"max/min {fmt_ratio(worst['max/min'])}",
                      "variants with a run < 1/2 median": f"{int((g['< 1/2 median %'] > 0).sum())} of {len(g)}"})
     return pd.DataFrame(rows)
 
