@@ -71,7 +71,7 @@ VARIANT_COLORS = {
     # SPSC queues (notebook 05)
     "O1": "#D55E00", "O2": "#E69F00", "I1": "#0072B2", "I2": "#56B4E9", "I3": "#009E73", "I4": "#CC79A7",
     "jctools": "#555555",
-    # signalling (notebooks 03, 08; JDK 25 drawn a darker shade of its variant's colour)
+    # signalling (notebooks 03, 08; JDK 25 in a companion colour: signalling.figures.JDK25_COLORS)
     "locked": "#D55E00", "volatile-spin": "#0072B2", "volatile-yield": "#E69F00", "c-spin": "#009E73",
     "c-yield": "#CC79A7",
     # sequential IO (notebook 04)
