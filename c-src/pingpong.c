@@ -198,6 +198,11 @@ static void parse_args(int argc, char **argv) {
         }
         memcpy(name, arg + 2, len);
         name[len] = '\0';
+        for (int j = 1; j < i; j++) {  /* an argument given twice is refused, as common.Args does in Java */
+            if (strncmp(argv[j], arg, (size_t)(eq - arg) + 1) == 0) {
+                bad_argument("--%s: given twice (give each argument once)", name);
+            }
+        }
         const char *value = eq + 1;
         if (strcmp(name, "protocol") == 0) {
             if (strcmp(value, "lab") == 0) {
