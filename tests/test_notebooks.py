@@ -1,6 +1,7 @@
 """Every notebook executed by papermill at PRESET="smoke" (into a private results store) and exported to HTML."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,6 +50,12 @@ def test_notebook_runs_at_smoke_and_exports(nb, results_dir, artifacts, tmp_path
     to_html(out, html)
     text = html.read_text()
     assert "data:image/png;base64" in text and "Verdicts" in text
+    # tables read as numbers: no scientific notation, no NaN, no cell cut with '…' (issue 13)
+    for table in re.findall(r"<table.*?</table>", text, flags=re.S):
+        cells = re.sub(r"<[^>]+>", " ", table)
+        assert not re.search(r"\de[+-]\d", cells), f"{nb.name}: scientific notation in {cells[:300]}"
+        assert not re.search(r"\bNaN\b|\bnan\b", cells), f"{nb.name}: NaN in {cells[:300]}"
+        assert "…" not in cells, f"{nb.name}: a cut cell in {cells[:300]}"
     # the smoke run was stored in the private store, not in data/results (the overview runs nothing itself)
     if nb.stem != "00-overview":
         assert list(results_dir.rglob("*.json"))

@@ -293,8 +293,6 @@ def test_pages_leave_the_code_and_the_parameters_out(built):
         assert "jp-InputPrompt jp-InputArea-prompt\">In" not in html
 
 
-@pytest.mark.xfail(strict=False, reason="issue 13 item 4: each notebook's owner is rewriting its tables "
-                                       "(NaN, pandas indexes); drop this mark once every page passes")
 def test_tables_read_as_numbers(built):
     """No scientific notation, no NaN and no cell cut with '…' in any table of a page."""
     out, _, _, _ = built
