@@ -25,14 +25,20 @@
  *     clock starts once the pong thread is running (and pinned, when asked);
  *     several runs per process (--runs), a fresh pong thread each; N is an
  *     argument, not a const; a watchdog thread, blocked in
- *     pthread_timedjoin_np on the pong until it ends or --max-ms passes,
- *     catches a run that cannot finish (the listing's loops have no way out);
- *     built with the Makefile's gcc -O2 as C, not g++ -O3.
+ *     pthread_timedjoin_np on the pong until it ends or --max-ms passes
+ *     (default 10 minutes with this protocol), catches a run that cannot
+ *     finish (the listing's loops have no way out): exit 3 when the counters
+ *     are out of step, else 1; built with the Makefile's gcc -O2 as C, not
+ *     g++ -O3. The ping loop gcc makes of it is the listing's, instruction
+ *     for instruction (the bound compared with a register, not an immediate).
  *   lab (the default): ping and pong both run on threads of their own, reused
  *     for every run (warm-up runs first, marked warmup=true); the clock
  *     (CLOCK_MONOTONIC) starts after a barrier; every value must be echoed
  *     exactly once and in order (tests on values the loops have just read; the
- *     ping's only while it waits) and the counters must end at the iteration
+ *     ping's only while it waits: an A/B without them, alternating in one
+ *     process on a loaded 2-vCPU VM, could not tell them apart from the
+ *     run-to-run spread, median pair ratios 1.03 and 0.90) and the counters
+ *     must end at the iteration
  *     count, else exit 3 with no number; every --sample-every-th round trip is
  *     timed on its own (percentiles); --wait=spin (the post), pause (PAUSE
  *     instruction) or yield (sched_yield); --max-ms bounds every run (checked
