@@ -202,3 +202,13 @@ def spectrum(ax, points: pd.DataFrame, label: str, color: str | None = None, sty
     pts = points.sort_values("p")
     xs = [percentile_x(p) for p in pts["p"]]
     ax.plot(xs, pts["value"], style, ms=4, color=color, label=label, **kw)
+
+
+def figure_legend(fig, axes) -> None:
+    """One legend for the figure, outside the axes on the right: every label once (never over the data)."""
+    seen = {}
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, h)
+    if seen:
+        fig.legend(list(seen.values()), list(seen.keys()), loc="outside right upper", fontsize=9, markerscale=2)

@@ -14,16 +14,6 @@ COLORS = {v: plots.VARIANT_COLORS[v] for v in ("random-access-file", "buffered-s
 POST_CPU = "2011: Sandy Bridge 2.0GHz, 8GB RAM, Intel 320 SSD, ext4, JDK 1.6.0_30"
 
 
-def _legend(fig, axes) -> None:
-    """One legend for the figure, outside the axes on the right: every label once."""
-    seen = {}
-    for ax in axes:
-        for h, label in zip(*ax.get_legend_handles_labels()):
-            seen.setdefault(label, h)
-    if seen:
-        fig.legend(list(seen.values()), list(seen.keys()), loc="outside right upper", fontsize=9, markerscale=2)
-
-
 def forks_per_cell(rows: pd.DataFrame) -> str:
     """'1 fork', '3 forks' or '2-3 forks': the fresh JVMs behind each (method, pass) point, from the rows."""
     if rows.empty or "fork" not in rows:
@@ -51,7 +41,7 @@ def plot_reference(ref: pd.DataFrame):
                 ax.set_ylabel("MB/s")
             if i == 1:
                 ax.set_xlabel("pass")
-    _legend(fig, axes.flat)
+    plots.figure_legend(fig, axes.flat)
     fig.suptitle(POST_CPU, fontsize=10)
     return fig
 
@@ -86,7 +76,7 @@ def plot_passes(df: pd.DataFrame, protocol: str = "lab"):
             ax.set_xlabel("pass (1 = first in a fresh JVM)")
             if j == 0:
                 ax.set_ylabel(ylabel)
-    _legend(fig, axes.flat)
+    plots.figure_legend(fig, axes.flat)
     return fig
 
 
@@ -143,5 +133,5 @@ def plot_protocols(df: pd.DataFrame):
             ax.set_title(f"{where}{regime}: {direction}s, post protocol vs lab kernel", fontsize=10)
             ax.set_ylabel("MB/s, one dot per fork")
             ax.set_ylim(bottom=0)
-    _legend(fig, axes.flat)
+    plots.figure_legend(fig, axes.flat)
     return fig

@@ -17,16 +17,6 @@ COLORS = {v: plots.VARIANT_COLORS[v] for v in ("locked", "volatile-spin", "volat
 REF_STYLES = ["--", ":", "-."]
 
 
-def _legend(fig, axes) -> None:
-    """One legend for the figure, outside the axes on the right: every label once."""
-    seen = {}
-    for ax in axes:
-        for h, label in zip(*ax.get_legend_handles_labels()):
-            seen.setdefault(label, h)
-    if seen:
-        fig.legend(list(seen.values()), list(seen.keys()), loc="outside right upper", fontsize=9, markerscale=2)
-
-
 JDK25_COLORS = {"locked": "#882255", "volatile-spin": "#56B4E9", "volatile-yield": "#8C6D00"}
 
 
@@ -86,7 +76,7 @@ def plot_ns_per_op(df: pd.DataFrame, variants: list[str] | None = None, ref_line
         ax.set_ylabel("ns/op = duration / (2 x exchanges), log\n(dots = runs, bar = median)")
         ax.set_title((title or "ns per one-way signal, per CPU placement") + (f": {machine}" if machine else ""),
                      fontsize=10)
-    _legend(fig, axes)
+    plots.figure_legend(fig, axes)
     return fig
 
 
@@ -120,7 +110,7 @@ def plot_percentiles(df: pd.DataFrame, variants: list[str] | None = None):
         ax.yaxis.set_major_formatter(plots.NS)
         ax.set_title(f"{variant} ({runtime})" + (f", {machine}" if machine and len(parts) > 1 else ""), fontsize=9)
     axes[0].set_ylabel("round trip (ping -> pong -> ping), log")
-    _legend(fig, axes)
+    plots.figure_legend(fig, axes)
     fig.suptitle("Sampled round trips: each point is the median over measured runs of that percentile", fontsize=10)
     return fig
 
@@ -157,5 +147,5 @@ def plot_sorted_runs(df: pd.DataFrame, variants: list[str] | None = None, placem
                     formatter=plots.NS)
         right.tick_params(axis="x", labelsize=8)
         right.set_title("one number per fork (fresh JVM)" + (f"\n{machine}" if machine else ""), fontsize=9)
-    _legend(fig, axes)
+    plots.figure_legend(fig, axes)
     return fig
