@@ -418,17 +418,10 @@ def _jdks_found() -> tuple[list[tuple], list[str]]:
     import re
     from pathlib import Path
 
-    from .jdk import _candidate_homes, probe
+    from .jdk import distinct_homes, probe
 
-    out, problems, seen, used = [], [], set(), set()
-    for home in _candidate_homes():
-        try:
-            real = home.resolve()
-        except OSError:
-            continue
-        if real in seen:
-            continue
-        seen.add(real)
+    out, problems, used = [], [], set()
+    for home, real in distinct_homes():
         if not (real / "bin" / "java").is_file():
             if str(home) in os.environ.get("MECHSYM_JDKS", "").split(":"):
                 problems.append(f"MECHSYM_JDKS: {home}: no bin/java there")

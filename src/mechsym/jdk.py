@@ -100,6 +100,19 @@ def _candidate_homes() -> list[Path]:
     return homes
 
 
+def distinct_homes():
+    """(home as found, its resolved path) for every candidate JDK home, each real directory once."""
+    seen: set[Path] = set()
+    for home in _candidate_homes():
+        try:
+            real = home.resolve()
+        except OSError:
+            continue
+        if real not in seen:
+            seen.add(real)
+            yield home, real
+
+
 @functools.lru_cache(maxsize=1)
 def discover() -> tuple[Jdk, ...]:
     """Every distinct JDK found, one per feature version (the first found wins), sorted by version.
@@ -109,15 +122,7 @@ def discover() -> tuple[Jdk, ...]:
         if p:
             probe(p)  # raises with a clear message
     found: dict[int, Jdk] = {}
-    seen: set[Path] = set()
-    for home in _candidate_homes():
-        try:
-            real = home.resolve()
-        except OSError:
-            continue
-        if real in seen:
-            continue
-        seen.add(real)
+    for _home, real in distinct_homes():
         try:
             jdk = probe(str(real))
         except MechsymError:

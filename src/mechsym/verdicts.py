@@ -305,11 +305,6 @@ def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, prot
                    est.forks, run_id=run_id)
 
 
-def legacy_judge(claim, holds, now, why="", then_value=None, now_value=None, machine=""):
-    """TRANSITIONAL (goes when every experiment package judges estimates): a bare point verdict."""
-    return Verdict(claim, HOLDS if holds else FAILS, now, why, then_value, now_value, machine)
-
-
 def unmeasurable(claim: Claim, why: str, machine: str = "", scope: dict | None = None,
                  protocol: Protocol | str = POST) -> Verdict:
     proto = protocol.name if isinstance(protocol, Protocol) else str(protocol)
