@@ -1,0 +1,31 @@
+"""False sharing: N threads each writing its own volatile counter, per counter layout (notebook 06).
+
+Posts: "False Sharing" (2011-07-30) and "False Sharing && Java 7" (2011-08-13), Martin Thompson. Kernels:
+mechsym.falsesharing.FalseSharing (the listing's loop, per layout, thread count and per-thread pinning; `post` and
+`lab` protocols) and mechsym.falsesharing.CounterLayout (JOL: each layout's field offsets and, for counters
+allocated as the kernel allocates them, the smallest gap between two threads' counters and whether two share a
+64-byte line).
+
+The sweep (sweep.py): per JDK, JOL's layouts in fresh JVMs; layout x threads 1..4 (full: 1..max(4, 2 x CPUs)),
+one thread per core (cross-core, round robin), the lab's harness; the posts' three listings at 1 and 2 threads
+with the post's protocol (one cold run per JVM, unpinned, as the posts ran); 2 threads on the other placements
+(same-cpu, smt, unpinned); L1D misses per write under `perf stat` where the machine can count them, else those
+cells are stored as unavailable with perf's own words. Verdicts (claims.py) per JDK under both protocols; tables
+and figures split per machine.
+"""
+
+from .claims import CLAIM, CLAIMS, verdicts
+from .figures import plot_layout_gaps, plot_scaling
+from .rows import LAB, POST, PROTOCOLS, forks, layout_rows, rows
+from .sweep import (LAYOUTS, NAME, NOTEBOOKS, PLACEMENTS, PRESETS, REF_1, REF_2, TITLE, cell_for, cells,
+                    layouts_table, parse_perf, perf_probe, pin_for, placements_table, thread_counts)
+from .tables import (forks_table, l1d_table, layout_table, offsets, placement_table, reference_table,
+                     scaling_table, throughput_table)
+
+__all__ = [
+    "CLAIM", "CLAIMS", "LAB", "LAYOUTS", "NAME", "NOTEBOOKS", "PLACEMENTS", "POST", "PRESETS", "PROTOCOLS", "REF_1",
+    "REF_2", "TITLE", "cell_for", "cells", "forks", "forks_table", "l1d_table", "layout_rows", "layout_table",
+    "layouts_table", "offsets", "parse_perf", "perf_probe", "pin_for", "placement_table", "placements_table",
+    "plot_layout_gaps", "plot_scaling", "reference_table", "rows", "scaling_table", "thread_counts",
+    "throughput_table", "verdicts",
+]

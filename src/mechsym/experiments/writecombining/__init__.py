@@ -1,0 +1,31 @@
+"""Write combining: one loop writing six byte arrays against two loops of three, and how many arrays a loop can
+write before this CPU stops combining them (notebook 07).
+
+Post: "Write Combining" (2011-07-15), Martin Thompson. Kernels: mechsym.writecombining.WriteCombining (Java) and
+c-src/writecombining.c (the same loops in C, gcc -O2), so that the JIT and the hardware can be told apart.
+
+The sweep (sweep.py): the listing's main (`--protocol=post`: SingleLoop then SplitLoop, three times per JVM, no
+warm-up) on every JDK and in C; then, beyond the post, one loop of N = 1..12 arrays and the listing's SplitLoop
+alone (the lab's harness: a warm-up run, then measured runs), on the first JDK and in C, and the six-array pair on
+the other JDKs. One thread, unpinned, as the listing ran. Forks interleaved round-robin over the cells.
+
+rows.py: the two protocols (the post's: the mean of the listing's three repetitions per JVM; for the sweep, which
+the post never ran, the first, cold run of each JVM; the lab's: the median of the warmed-up runs). claims.py: the
+claims, judged per fork with intervals. tables.py and figures.py: what the notebook shows, split per machine.
+"""
+
+from .claims import CLAIM, CLAIMS, FASTER, knee, verdicts
+from .figures import plot_listing, plot_reference, plot_sweep
+from .rows import COLD, LAB, ORDERS, POST, listing_forks, rows, runtimes, sweep_forks
+from .sweep import (C_KERNEL, KERNEL, NAME, NOTEBOOKS, POST_ARRAYS, PRESETS, PROTOCOLS, REF, SPLIT, TITLE, VARIANTS,
+                    cells, listing_cell, sweep_cell)
+from .tables import (forks_table, listing_table, protocols_table, reference_table, repetitions, summary,
+                     sweep_table)
+
+__all__ = [
+    "CLAIM", "CLAIMS", "COLD", "C_KERNEL", "FASTER", "KERNEL", "LAB", "NAME", "NOTEBOOKS", "ORDERS", "POST",
+    "POST_ARRAYS", "PRESETS", "PROTOCOLS", "REF", "SPLIT", "TITLE", "VARIANTS", "cells", "forks_table", "knee",
+    "listing_cell", "listing_forks", "listing_table", "plot_listing", "plot_reference", "plot_sweep",
+    "protocols_table", "reference_table", "repetitions", "rows", "runtimes", "summary", "sweep_cell", "sweep_forks",
+    "sweep_table", "verdicts",
+]

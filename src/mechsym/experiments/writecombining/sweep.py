@@ -1,0 +1,91 @@
+"""The sweep: presets, the listing's own cells and the arrays-per-loop sweep, in Java and in C."""
+
+from __future__ import annotations
+
+from ... import MechsymError
+from ...cpus import Topology
+from ...jdk import Jdk
+from ...sweep import Cell
+
+NAME = "writecombining"
+TITLE = "Write combining: six byte arrays in one loop or two of 3, and one loop of N = 1..12 arrays, Java vs C"
+NOTEBOOKS = ["07-write-combining"]
+POST = "2011-07-15-write-combining.md"
+REF = "2011-07-15-write-combining"
+
+KERNEL = "mechsym.writecombining.WriteCombining"
+C_KERNEL = "c:writecombining"
+# The listing's six arrays: one loop of six (its SingleLoop) against two loops of three (its SplitLoop), three being
+# below the four buffers the post says Intel guarantees. A loop of SPLIT arrays is the sweep's yardstick too.
+POST_ARRAYS, SPLIT = 6, 3
+# variant -> what it stands for
+VARIANTS = {
+    "listing": "the listing's main: SingleLoop (6 arrays, one loop) then SplitLoop (two loops of 3), 3 times per "
+               "JVM, no warm-up (--protocol=post)",
+    "single-loop": "N arrays written in one loop (--arrays=N)",
+    "split-loops": "the listing's SplitLoop alone: 6 arrays in two loops of 3 (--arrays=6 --per-loop=3)",
+}
+PROTOCOLS = ["lab", "post"]   # the kernels' protocols (WriteCombining.PROTOCOLS, writecombining.c; a test reads both)
+
+# Sizes. The post: ITEMS = 1 << 24 bytes per array, ITERATIONS = Integer.MAX_VALUE per loop, 3 repetitions per JVM.
+# standard: the post's arrays; the listing's cells at 2^29 iterations per loop (1/4 of the post's: a SingleLoop of
+# ~0.5 s on the lab's 2-vCPU EPYC), the sweep at 2^26 (every array written four times around, 0.01-0.3 s a run),
+# every N, 5 forks a cell: one fork of each of its 31 cells took 26 s there, so ~2.5 minutes; full: the post's
+# iteration count everywhere (hours).
+PRESETS = {
+    "smoke": {"items": 1 << 16, "post_iterations": 1 << 18, "sweep_iterations": 1 << 18, "arrays": [1, 3, 6],
+              "runs": 2, "warmup_runs": 1, "forks": 1, "all_jdks": False, "timeout": 60},
+    "standard": {"items": 1 << 24, "post_iterations": 1 << 29, "sweep_iterations": 1 << 26,
+                 "arrays": list(range(1, 13)), "runs": 3, "warmup_runs": 1, "forks": 5, "all_jdks": True,
+                 "timeout": 300},
+    "full": {"items": 1 << 24, "post_iterations": 2**31 - 1, "sweep_iterations": 2**31 - 1,
+             "arrays": list(range(1, 13)), "runs": 3, "warmup_runs": 1, "forks": 5, "all_jdks": True,
+             "timeout": 3600},
+}
+
+
+def _check(preset: str) -> dict:
+    if preset not in PRESETS:
+        raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
+    return PRESETS[preset]
+
+
+def listing_cell(preset: str, jdk: Jdk | None) -> Cell:
+    """The listing's main, one JVM (or C process) per fork: SingleLoop then SplitLoop, three times, no warm-up."""
+    p = _check(preset)
+    return Cell(variant="listing", kernel=C_KERNEL if jdk is None else KERNEL,
+                params={"protocol": "post", "iterations": p["post_iterations"], "items": p["items"], "runs": 3},
+                labels={"language": "c" if jdk is None else "java"}, jdk=jdk, forks=p["forks"],
+                timeout=p["timeout"])
+
+
+def sweep_cell(variant: str, arrays: int, preset: str, jdk: Jdk | None) -> Cell:
+    """One point of the arrays-per-loop sweep (the lab's harness: warm-up runs, then measured runs)."""
+    if variant not in ("single-loop", "split-loops"):
+        raise MechsymError(f"variant '{variant}': allowed sweep variants are single-loop, split-loops")
+    if not 1 <= arrays <= 12 or variant == "split-loops" and arrays != POST_ARRAYS:
+        raise MechsymError(f"arrays {arrays}: allowed 1..12 in one loop, {POST_ARRAYS} in loops of {SPLIT}")
+    p = _check(preset)
+    per_loop = arrays if variant == "single-loop" else SPLIT
+    return Cell(variant=variant, kernel=C_KERNEL if jdk is None else KERNEL,
+                params={"protocol": "lab", "iterations": p["sweep_iterations"], "items": p["items"],
+                        "arrays": arrays, "per-loop": per_loop, "runs": p["runs"], "warmup-runs": p["warmup_runs"]},
+                labels={"language": "c" if jdk is None else "java"}, jdk=jdk, forks=p["forks"],
+                timeout=p["timeout"])
+
+
+def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Cell]:
+    """The listing's cells (every JDK and C; smoke: the first JDK), then the sweep (the first JDK and C): one loop of
+    N for every N, and the listing's SplitLoop alone; the other JDKs run the six-array pair only.
+
+    One thread, no pinning: the listing ran unpinned, and write combining is a property of the core that runs the
+    loop. The run loop interleaves the forks round-robin over the cells."""
+    p = _check(preset)
+    jdks = list(jdks) if p["all_jdks"] else list(jdks)[:1]
+    out = [listing_cell(preset, j) for j in [*jdks, None]]
+    for jdk in [*jdks[:1], None]:
+        out += [sweep_cell("single-loop", n, preset, jdk) for n in p["arrays"]]
+        out.append(sweep_cell("split-loops", POST_ARRAYS, preset, jdk))
+    for jdk in jdks[1:]:   # the other JDKs: the post's six arrays only, both ways
+        out += [sweep_cell(v, POST_ARRAYS, preset, jdk) for v in ("single-loop", "split-loops")]
+    return out

@@ -1,0 +1,145 @@
+"""Tables: the post's output, this machine's listing runs beside it, the sweep, every fork under both protocols.
+
+Every function of this file that reads results is split per machine (analysis.by_machine)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ... import analysis
+from ...analysis import fmt_ratio
+from ...verdicts import estimate
+from .rows import COLD, LAB, ORDERS, POST, listing_forks, rows, runtimes, sweep_forks
+from .sweep import POST_ARRAYS, SPLIT
+
+
+def _post_iterations(ref: pd.DataFrame) -> int:
+    return int(ref.loc[ref["metric"] == "iterations", "value"].iloc[0])
+
+
+def reference_table(ref: pd.DataFrame) -> pd.DataFrame:
+    """The post's output: per repetition, SingleLoop and SplitLoop duration, ns per store, and their ratio."""
+    r = ref[ref["table"] == "Output"]
+    t = r.pivot(index="repetition", columns="case", values="value")
+    stores = (_post_iterations(ref) - 1) * POST_ARRAYS
+    out = pd.DataFrame(index=t.index.astype(int).rename("repetition"))
+    for case in ("SingleLoop", "SplitLoop"):
+        out[f"{case} duration"] = t[case].map(lambda v: f"{v:,.0f} ns")
+        out[f"{case} ns/store"] = (t[case] / stores).map(lambda v: f"{v:.3f}")
+    out["SingleLoop / SplitLoop"] = (t["SingleLoop"] / t["SplitLoop"]).map(fmt_ratio)
+    return out
+
+
+@analysis.by_machine
+def listing_table(df: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
+    """The listing's main, the post's run beside this machine's per runtime: ns per store of each case (median over
+    forks of each fork's mean of three repetitions) and SingleLoop / SplitLoop with its 95% interval over forks."""
+    r = ref[ref["table"] == "Output"]
+    stores = (_post_iterations(ref) - 1) * POST_ARRAYS
+    means = r.groupby("case")["value"].mean() / stores
+    out = [{"where": "post: Core i7 860 2.8 GHz, Windows 7, 2^31 iterations",
+            "SingleLoop ns/store": f"{means['SingleLoop']:.3f}", "SplitLoop ns/store": f"{means['SplitLoop']:.3f}",
+            "SingleLoop / SplitLoop": fmt_ratio(means["SingleLoop"] / means["SplitLoop"]), "forks": "1 run"}]
+    for rt in runtimes(df):
+        f = listing_forks(df, rt, "ns_per_store")
+        if f.empty:
+            continue
+        est = estimate(lambda a: a, (f["single loop"] / f["split loops"]).to_numpy(float))
+        its = analysis.where(rows(df), variant="listing", runtime=rt)["iterations"]
+        out.append({"where": f"this machine: {rt}, 2^{round(np.log2(float(its.iloc[0])))} iterations",
+                    "SingleLoop ns/store": f"{f['single loop'].median():.3f}",
+                    "SplitLoop ns/store": f"{f['split loops'].median():.3f}",
+                    "SingleLoop / SplitLoop": est.text("x"), "forks": len(f)})
+    return pd.DataFrame(out).set_index("where")
+
+
+@analysis.by_machine
+def repetitions(df: pd.DataFrame) -> pd.DataFrame:
+    """The listing's three repetitions, median over forks, per runtime: how much the cold first pair differs."""
+    m = analysis.where(rows(df, "ns_per_store"), variant="listing")
+    if m.empty:
+        return pd.DataFrame()
+    t = m.groupby(["runtime", "iteration", "case"])["value"].median().unstack("case")
+    t["single / split"] = t["single loop"] / t["split loops"]
+    t = analysis.sort_by(t.reset_index(), ORDERS)
+    t["repetition"] = t.pop("iteration") + 1
+    return pd.DataFrame({"runtime": t["runtime"], "repetition": t["repetition"],
+                         "SingleLoop ns/store": t["single loop"].map(lambda v: f"{v:.3f}"),
+                         "SplitLoop ns/store": t["split loops"].map(lambda v: f"{v:.3f}"),
+                         "single / split": t["single / split"].map(fmt_ratio)})
+
+
+@analysis.by_machine
+def sweep_table(df: pd.DataFrame, protocol=LAB) -> pd.DataFrame:
+    """arrays x runtime: median ns per store of one loop of N (over forks), and its ratio to one loop of 3; at six
+    arrays, the listing's SplitLoop beside it."""
+    out = []
+    for rt in runtimes(df):
+        single, split = (sweep_forks(df, rt, v, protocol) for v in ("single-loop", "split-loops"))
+        if single.empty:
+            continue
+        base = single[SPLIT].median() if SPLIT in single else np.nan
+        for n in single.columns:
+            one = single[n].median()
+            out.append({"runtime": rt, "arrays": int(n), "one loop ns/store": f"{one:.3f}",
+                        f"ratio to one loop of {SPLIT}": fmt_ratio(one / base) if np.isfinite(base) else "",
+                        f"SplitLoop (two loops of {SPLIT}) ns/store":
+                            f"{split[n].median():.3f}" if n in split else "",
+                        "forks": int(single[n].notna().sum())})
+    return pd.DataFrame(out)
+
+
+@analysis.by_machine
+def forks_table(df: pd.DataFrame) -> pd.DataFrame:
+    """SingleLoop / SplitLoop at six arrays per fork, under the post's protocol (the listing's main) and the lab's
+    (separate forks for each case: the ratio of their medians), per runtime, with every fork's own number."""
+    out = []
+    for rt in runtimes(df):
+        f = listing_forks(df, rt)
+        if len(f):
+            ratios = (f["single loop"] / f["split loops"]).to_numpy(float)
+            est = estimate(lambda a: a, ratios)
+            out.append({"runtime": rt, "protocol": POST.name, "read from": "the listing's main, mean of 3",
+                        "SingleLoop / SplitLoop [95% interval]": est.text("x"),
+                        "every fork, sorted": ", ".join(fmt_ratio(v) for v in np.sort(ratios))})
+        one, three = (sweep_forks(df, rt, v) for v in ("single-loop", "split-loops"))
+        if POST_ARRAYS in one and POST_ARRAYS in three:
+            a, b = one[POST_ARRAYS].dropna().to_numpy(float), three[POST_ARRAYS].dropna().to_numpy(float)
+            est = estimate(lambda x, y: x / y, a, b)
+            out.append({"runtime": rt, "protocol": LAB.name, "read from": "sweep cells at 6 arrays, median of runs",
+                        "SingleLoop / SplitLoop [95% interval]": est.text("x"),
+                        "every fork, sorted": "ns per store, one loop: " + ", ".join(f"{v:.3f}" for v in np.sort(a))
+                        + f"; loops of {SPLIT}: " + ", ".join(f"{v:.3f}" for v in np.sort(b))})
+    return pd.DataFrame(out)
+
+
+@analysis.by_machine
+def protocols_table(df: pd.DataFrame) -> pd.DataFrame:
+    """The sweep read both ways: one loop of N / one loop of 3 per store, first (cold) run of each fork vs the median
+    of the warmed-up runs."""
+    cold, lab = sweep_table(df, COLD), sweep_table(df, LAB)
+    if lab.empty:
+        return pd.DataFrame()
+    keys, col = ["runtime", "arrays"], f"ratio to one loop of {SPLIT}"
+    t = lab[keys + [col]].merge(cold[keys + [col]], on=keys, suffixes=("", " cold"))
+    return t.rename(columns={col: "lab: median of warmed-up runs", col + " cold": "post: first, cold run"})
+
+
+@analysis.by_machine
+def summary(df: pd.DataFrame) -> pd.DataFrame:
+    """ns per store per cell over the measured runs: median, range, spread, runs, forks."""
+    m = rows(df)
+    if m.empty:
+        return pd.DataFrame()
+    keys = ["variant", "runtime", "arrays", "per_loop"]
+    s = analysis.sort_by(analysis.summary(m, keys), {**ORDERS, "arrays": []})
+    nforks = m.groupby(keys)["fork"].nunique()
+    out = s[keys].copy()
+    for col in ("median", "min", "max"):
+        out[f"{col} ns/store"] = s[col].map(lambda v: f"{v:.3f}")
+    out["IQR / median %"] = s["spread %"].round(1)
+    out["runs"] = s["n"]
+    out["forks"] = [int(nforks.get(tuple(k), 0)) for k in s[keys].values]
+    return out.reset_index(drop=True)
+
