@@ -86,8 +86,12 @@ notebooks: $(NB_IPYNB)
 notebooks/%.ipynb: notebooks/src/%.py $(VENV)/.stamp
 	$(VENV)/bin/jupytext --quiet --to ipynb --output $@ $<
 
+# Two pytest-xdist workers (TEST_WORKERS=0: none). The tests that run a kernel, a sweep or a smoke notebook are one
+# xdist group ("serial", tests/conftest.py), so they run one after another on one worker; the tests that measure
+# nothing share both.
+TEST_WORKERS ?= 2
 test: all
-	$(VENV)/bin/pytest -q tests
+	$(VENV)/bin/pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup) tests
 
 # JupyterLab on notebooks/, headless: prints the URL to open (with its token) and how to reach it from another
 # machine. As root (most containers) it adds --allow-root. The port is fixed (no silent move to the next one), so

@@ -42,7 +42,7 @@ def other_machine(tmp_path):
         for k, v in old.items():
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
     archive = tmp_path / "xeon.tar.gz"
-    r = mechsym("bundle", "--output", str(archive), env=env)
+    r = mechsym("bundle", "--include-smoke", "--output", str(archive), env=env)
     assert r.returncode == 0, r.stderr
     assert "2 runs of intel-xeon-16cpu-64g (locks 2)" in r.stdout
     return root, archive
@@ -168,12 +168,41 @@ def test_bundle_errors(results_dir, tmp_path):
     one_line_error(mechsym("bundle", "--output", str(tmp_path / "x.tar.gz")), "no stored results to bundle")
     save_synthetic(synthetic_locks(), "machine-a")
     out = tmp_path / "x.tar.gz"
+    r = mechsym("bundle", "--machine", "machine-a", "--include-smoke", "--output", str(out))
+    assert r.returncode == 0, r.stderr
+    one_line_error(mechsym("bundle", "--machine", "machine-a", "--include-smoke", "--output", str(out)),
+                   "already exists")
+    one_line_error(mechsym("bundle", "--machine", "nope"), "machine 'nope': no stored results to bundle")
+    r = mechsym("bundle", "--machine", "all", "--include-smoke", "--output", str(tmp_path / "all.tar.gz"))
+    assert r.returncode == 0 and "1 runs of machine-a" in r.stdout
+
+
+def test_smoke_runs_stay_out_unless_asked(results_dir, tmp_path, monkeypatch):
+    """A smoke run's numbers are not measurements: a bundle leaves them out (and says so) unless --include-smoke."""
+    from mechsym import store
+
+    smoke = save_synthetic(synthetic_locks(), "machine-a")
+    out = tmp_path / "only-smoke.tar.gz"
+    r = mechsym("bundle", "--machine", "machine-a", "--output", str(out))
+    one_line_error(r, "no complete stored runs to bundle for machine-a")
+    assert "(1 smoke runs left out: add --include-smoke to pack them)" in r.stderr
+    assert not out.exists() and not list(tmp_path.glob(".only-smoke*"))
+    df = synthetic_locks()
+    meta = {"preset": "standard", "status": "complete", "machine": {"machine_id": "machine-a"}}
+    standard = store.save("locks", df.drop(columns=["run_id", "machine"]), meta, machine="machine-a").stem
+    before = files(results_dir)
     r = mechsym("bundle", "--machine", "machine-a", "--output", str(out))
     assert r.returncode == 0, r.stderr
-    one_line_error(mechsym("bundle", "--machine", "machine-a", "--output", str(out)), "already exists")
-    one_line_error(mechsym("bundle", "--machine", "nope"), "machine 'nope': no stored results to bundle")
-    r = mechsym("bundle", "--machine", "all", "--output", str(tmp_path / "all.tar.gz"))
-    assert r.returncode == 0 and "1 runs of machine-a" in r.stdout
+    assert "1 runs of machine-a (locks 1); 1 smoke runs left out (--include-smoke packs them)" in r.stdout
+    with tarfile.open(out) as tar:
+        manifest = json.load(tar.extractfile("mechsym-bundle.json"))
+    assert [(x["run_id"], x["preset"]) for x in manifest["runs"]] == [(standard, "standard")]
+    both = tmp_path / "both.tar.gz"
+    r = mechsym("bundle", "--machine", "machine-a", "--include-smoke", "--output", str(both))
+    assert r.returncode == 0 and "2 runs of machine-a (locks 2)" in r.stdout and "left out" not in r.stdout
+    with tarfile.open(both) as tar:
+        assert {x["run_id"] for x in json.load(tar.extractfile("mechsym-bundle.json"))["runs"]} == {smoke, standard}
+    assert files(results_dir) == before
 
 
 # ---------------------------------------------------------------- a run whose CSV does not match its JSON
@@ -191,12 +220,13 @@ def test_bundle_refuses_a_truncated_or_missing_run(results_dir, tmp_path):
     cut_lines(csv)
     before = files(results_dir)
     out = tmp_path / "cut.tar.gz"
-    r = mechsym("bundle", "--machine", "machine-a", "--output", str(out))
+    r = mechsym("bundle", "--machine", "machine-a", "--include-smoke", "--output", str(out))
     one_line_error(r, f"corrupt results file {csv}: ")
     assert "bundle refused" in r.stderr and "nothing written" in r.stderr
     assert not out.exists() and not list(tmp_path.glob(".cut.tar.gz*"))
     csv.unlink()
-    one_line_error(mechsym("bundle", "--machine", "machine-a", "--output", str(out)), f"results file {csv} is missing")
+    one_line_error(mechsym("bundle", "--machine", "machine-a", "--include-smoke", "--output", str(out)),
+                   f"results file {csv} is missing")
     assert not out.exists()
     assert {k: v for k, v in files(results_dir).items() if k != csv.relative_to(results_dir)} == \
            {k: v for k, v in before.items() if k != csv.relative_to(results_dir)}
@@ -206,7 +236,7 @@ def test_bundle_into_a_folder_it_cannot_write_says_why(results_dir, tmp_path):
     save_synthetic(synthetic_locks(), "machine-a")
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    r = mechsym("bundle", "--machine", "machine-a", "--output", str(blocker / "x.tar.gz"))
+    r = mechsym("bundle", "--machine", "machine-a", "--include-smoke", "--output", str(blocker / "x.tar.gz"))
     one_line_error(r, f"output {blocker / 'x.tar.gz'}: cannot be written ({blocker} is a file, not a folder)")
 
 
@@ -349,7 +379,7 @@ def test_relabelled_runs_travel_under_their_new_id(results_dir, tmp_path, monkey
     (results_dir / "machines.csv").write_text(",".join(store.ALIAS_COLUMNS) + "\n"
                                               f"amd-epyc-2cpu-24g,{run},amd-epyc-2cpu-24g-aaaaaa,Synthetic CPU,,4,,6.0,test\n")
     before = files(results_dir)
-    out, summary = bundle.bundle(tmp_path / "mine.tar.gz")
+    out, summary = bundle.bundle(tmp_path / "mine.tar.gz", include_smoke=True)
     assert "1 runs of amd-epyc-2cpu-24g-aaaaaa" in summary
     with tarfile.open(out) as tar:
         names = tar.getnames()

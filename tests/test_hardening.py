@@ -266,7 +266,7 @@ def test_import_refuses_metadata_the_store_would_refuse(results_dir, tmp_path, m
 
     monkeypatch.setenv("MECHSYM_MACHINE", "m1")
     path = saved()
-    out, _ = bundle.bundle(tmp_path / "b.tar.gz")
+    out, _ = bundle.bundle(tmp_path / "b.tar.gz", include_smoke=True)
     # the same bundle with a metadata file whose machine is not an object, checksums made to match
     with tarfile.open(out) as tar:
         files = {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}

@@ -28,6 +28,19 @@ def test_each_of_the_four_outcomes():
     assert none.outcome == UNMEASURABLE and none.why == "no cross-core cell"
 
 
+def test_a_stand_in_scope_says_so_and_draws_no_ratio():
+    """A scope that only stands in for the post's (one logical CPU for its 'same core') is judged, says why, and
+    gives the overview no then-vs-now ratio; the same estimate on the post's own scope does."""
+    claim = Claim("core.then", "post.md", "nb", "A is at least twice B.", "2x", "A over B", quote="A is 2x B",
+                  rule=RATIO.rule, statistic="A / B", unit="x", reference="2013-07-15-spsc-queue-variance",
+                  from_post=lambda ref: 2.5)
+    est = verdicts.estimate(lambda x, y: x / y, [30, 31, 29, 30, 32], [10, 10.5, 9.8, 10.1, 10])
+    real = verdicts.judge(claim, est)
+    stand = verdicts.judge(claim, est, stand_in="one logical CPU stands in for 'same core'")
+    assert real.then_value == 2.5 and stand.then_value is None
+    assert stand.outcome == real.outcome == HOLDS and "stands in" in stand.why
+
+
 @pytest.mark.parametrize("a,b", [([30], [10]), ([30, 31], [10, 10.2])])
 def test_too_few_forks_are_never_decisive(a, b):
     v = judge(a, b)

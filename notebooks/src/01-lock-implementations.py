@@ -44,12 +44,6 @@ NB = "01-lock-implementations"
 nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
-# ## This machine and its JDKs
-
-# %%
-nb.table(nb.this_machine())
-
-# %% [markdown]
 # ## The original results
 #
 # The first post gives its results as three figures without numbers; what its text states, transcribed into
@@ -83,6 +77,14 @@ exp.plot_reference(ref);
 # %%
 df = nb.results("locks", PRESET, MACHINE)
 nb.whose(df, "locks")
+
+# %% [markdown]
+# ### The machine and JDKs of the runs shown
+#
+# From the runs' own metadata (the machine that measured them, not necessarily the one rendering this page):
+
+# %%
+nb.table(nb.machine_table(df, "locks"))
 
 # %%
 nb.table(exp.scaling_table(df, "single", POST))
@@ -178,9 +180,3 @@ nb.verdict_table(exp, df, NB)
 
 # %%
 nb.recap(exp, df, NB)
-
-# %% [markdown]
-# ## Environment
-
-# %%
-nb.table(nb.machine_table(df, "locks"))

@@ -42,12 +42,6 @@ NB = "02-biased-locking"
 nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
-# ## This machine and its JDKs
-
-# %%
-nb.table(nb.this_machine())
-
-# %% [markdown]
 # ## The original results
 #
 # Both tables of the post, ops/s, transcribed in `data/reference/2011-11-22-biased-locking.csv`:
@@ -68,6 +62,14 @@ exp.plot_reference(ref);
 # %%
 df = nb.results("locks", PRESET, MACHINE)
 nb.whose(df, "locks")
+
+# %% [markdown]
+# ### The machine and JDKs of the runs shown
+#
+# From the runs' own metadata (the machine that measured them, not necessarily the one rendering this page):
+
+# %%
+nb.table(nb.machine_table(df, "locks"))
 
 # %%
 nb.table(exp.scaling_table(df, "short", POST))
@@ -160,9 +162,3 @@ nb.verdict_table(exp, df, NB)
 
 # %%
 nb.recap(exp, df, NB)
-
-# %% [markdown]
-# ## Environment
-
-# %%
-nb.table(nb.machine_table(df, "locks"))

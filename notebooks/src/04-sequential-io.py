@@ -121,7 +121,7 @@ display(Markdown(exp.findings(df)))
 
 # %% [markdown]
 # **The evicted regime is not device-bound for Java.** Where `dd` reads the evicted file well above every Java method
-# (1.2x and 1.7x in the two stored runs of this lab), the device (here a virtual disk, whose host may cache) is not
+# (the findings above give the ratio for these runs), the device (here a virtual disk, whose host may cache) is not
 # what limits the Java reads: each method's per-byte loop is, as from the page cache. The post's 8GB regime, where
 # every method fell to the SSD's ~250 MB/s, is then not reproduced by eviction on this machine, and "the differences
 # narrow" (the lab's reading of the post's two tables) has no device to narrow them to.

@@ -49,12 +49,6 @@ plots.style()
 nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
-# ## This machine and its JDKs
-
-# %%
-nb.table(nb.this_machine())
-
-# %% [markdown]
 # ## The original results
 #
 # The post's results are sorted-run figures without tables; what its text states, transcribed into
@@ -93,6 +87,14 @@ nb.table(exp.option_sets_table())
 
 # %%
 df = nb.results("spsc", PRESET, MACHINE)
+nb.whose(df, "spsc")
+
+# %% [markdown]
+# ### The machine and JDKs of the runs shown
+#
+# From the runs' own metadata (the machine that measured them, not necessarily the one rendering this page):
+
+# %%
 nb.table(nb.machine_table(df, "spsc"))
 
 # %% [markdown]
@@ -255,9 +257,3 @@ nb.verdict_table(exp, df, NB)
 
 # %%
 nb.recap(exp, df, NB)
-
-# %% [markdown]
-# ## Environment
-
-# %%
-nb.table(nb.machine_table(df, "spsc"))

@@ -15,6 +15,9 @@ refuses the whole import: runs are never overwritten. A run whose CSV does not
 match its JSON (rows, and bytes and sha256 where recorded) is refused on both
 sides: `bundle` never gives a cut file a fresh checksum, `import` never takes it.
 
+Smoke runs are left out unless asked (`--include-smoke`): they check that
+the bench runs, and their numbers are not measurements.
+
 Runs stored under an older machine id and re-labelled by the store's alias
 table are packed under their new id (their bytes unchanged). Import is all or
 nothing: every file is written under a staging folder of the store first,
@@ -50,7 +53,9 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _runs_to_pack(machine: str | None) -> list[dict]:
+def _runs_to_pack(machine: str | None, include_smoke: bool) -> tuple[list[dict], int]:
+    """The complete runs to pack, and how many smoke runs were left out (a smoke run checks that things run; its
+    numbers are not measurements, so a bundle carries them only when asked)."""
     root = store.results_root()
     if machine == "all":
         machines = store.machines(root)
@@ -69,18 +74,22 @@ def _runs_to_pack(machine: str | None) -> list[dict]:
                 raise MechsymError(f"{_refusal(skipped[0])}; bundle refused: a bundle would give it a fresh checksum "
                                    "(nothing written)")
             metas += found
+    smoke = 0 if include_smoke else sum(m.get("preset") == "smoke" for m in metas)
+    metas = [m for m in metas if include_smoke or m.get("preset") != "smoke"]
     if not metas:
-        raise MechsymError(f"no complete stored runs to bundle for {machine or store.machine_id()} in {root}")
-    return metas
+        left_out = f" ({smoke} smoke runs left out: add --include-smoke to pack them)" if smoke else ""
+        raise MechsymError(f"no complete stored runs to bundle for {machine or store.machine_id()} in {root}{left_out}")
+    return metas, smoke
 
 
 def _refusal(problem: str) -> str:
     return problem[: -len("; run skipped")] if problem.endswith("; run skipped") else problem
 
 
-def bundle(output: str | os.PathLike | None = None, machine: str | None = None) -> tuple[Path, str]:
-    """Write the archive; returns its path and a one-line summary."""
-    metas = _runs_to_pack(machine)
+def bundle(output: str | os.PathLike | None = None, machine: str | None = None,
+           include_smoke: bool = False) -> tuple[Path, str]:
+    """Write the archive; returns its path and a one-line summary. Smoke runs stay out unless include_smoke."""
+    metas, smoke = _runs_to_pack(machine, include_smoke)
     files: dict[str, bytes] = {}
     for meta in metas:
         pair = {}
@@ -132,7 +141,8 @@ def bundle(output: str | os.PathLike | None = None, machine: str | None = None) 
             tmp.unlink(missing_ok=True)
         except OSError:
             pass
-    return out, f"{len(metas)} runs of {', '.join(machines)} ({_per_experiment(manifest['runs'])})"
+    left_out = f"; {smoke} smoke runs left out (--include-smoke packs them)" if smoke else ""
+    return out, f"{len(metas)} runs of {', '.join(machines)} ({_per_experiment(manifest['runs'])}){left_out}"
 
 
 def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:

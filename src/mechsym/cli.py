@@ -96,6 +96,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--output", "-o", default=None,
                    help="archive path (default: mechsym-results-<machine>-<date>.tar.gz in the current folder)")
     b.add_argument("--machine", default=None, help="a stored machine id, or 'all' (default: this machine)")
+    b.add_argument("--include-smoke", action="store_true",
+                   help="pack smoke runs too (left out by default: their numbers are not measurements)")
     i = sub.add_parser("import", help="add another machine's results from a `mechsym bundle` archive")
     i.add_argument("archive")
     rep = sub.add_parser("reports", help="render every notebook to HTML under reports/")
@@ -198,7 +200,7 @@ def _dispatch(args) -> int:
     if args.command == "bundle":
         from .bundle import bundle
 
-        path, summary = bundle(args.output, args.machine)
+        path, summary = bundle(args.output, args.machine, include_smoke=args.include_smoke)
         print(f"wrote {path}: {summary}")
         return 0
 

@@ -271,16 +271,18 @@ def scope_text(scope: dict) -> str:
 
 def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, protocol: Protocol | str = POST,
           machine: str = "", detail: str = "", why: str = "", missing: str = "cells missing from these results",
-          run_id: str = "") -> Verdict:
+          run_id: str = "", stand_in: str = "") -> Verdict:
     """The verdict on one estimate of the claim's statistic, read against the claim's rule.
 
     detail: extra text after the interval (e.g. the two medians a ratio comes from). missing: the reason when
-    est is None (nothing measured for this scope)."""
+    est is None (nothing measured for this scope). stand_in: why this scope only stands in for the post's (one
+    logical CPU for its "same core"): said in the reason, and no then-vs-now ratio is drawn from it."""
     scope = dict(scope or {})
     proto = protocol.name if isinstance(protocol, Protocol) else str(protocol)
     if claim.rule is None:
         raise ValueError(f"claim {claim.id}: no rule to judge it by")
-    then = None if claim.no_ratio else _safe_then(claim)
+    then = None if claim.no_ratio or stand_in else _safe_then(claim)
+    why = "; ".join(x for x in (why, stand_in) if x)
     if est is None:
         return Verdict(claim, UNMEASURABLE, "n/a", missing, machine=machine, scope=scope, protocol=proto,
                        run_id=run_id)

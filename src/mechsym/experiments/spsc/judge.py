@@ -125,7 +125,7 @@ def _each(claim, s, reasons, placements, options, variants: Callable[[pd.DataFra
                 continue
             est, detail = stat(names, *groups)
             v = judge(claim, est, scope={"jdk": j, "placement": p, "options": options}, protocol=PROTOCOL,
-                      detail=detail, why=STAND_IN.get(p, ""))
+                      detail=detail, stand_in=STAND_IN.get(p, ""))
             if est is not None and est.forks < min_forks and v.outcome in DECISIVE:
                 v = replace(v, outcome=INCONCLUSIVE, why="; ".join(x for x in (
                     f"{est.forks} runs: a run-to-run spread is judged on at least {min_forks} (the post ran 30; the "
@@ -184,7 +184,7 @@ def _reorder(claim, s, reasons, placements) -> list[Verdict]:
                 est = estimate_with(mean_ratio, g[(b, y)], g[(b, w)])
                 detail = f"{w} wins under every set; closest: {y} under {b}; {listing}"
             out.append(judge(claim, est, scope={"jdk": j, "placement": p}, protocol=PROTOCOL, detail=detail,
-                             why=STAND_IN.get(p, "")))
+                             stand_in=STAND_IN.get(p, "")))
             judged += 1
         if not judged:
             out.append(judge(claim, None, scope={"placement": p}, protocol=PROTOCOL,

@@ -1,0 +1,355 @@
+package mechsym.singlewriter;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+import mechsym.common.Affinity;
+import mechsym.common.Args;
+import mechsym.common.BadArgument;
+import mechsym.common.CheckFailed;
+import mechsym.common.Csv;
+import mechsym.common.FirstFailure;
+import mechsym.common.Kernels;
+import mechsym.common.Threads;
+
+/**
+ * Incrementing one 64-bit counter, by one thread or two, with nothing, a
+ * memory barrier, a CAS or a lock: the cost of managing contention.
+ *
+ * <p>The claim under test ("Single Writer Principle", 2011-09-22, Martin
+ * Thompson): incrementing a 64-bit counter 500 million times on a 2.4 GHz
+ * Westmere takes 300 ms with one thread, 4,700 ms with a memory barrier,
+ * 5,700 ms with CAS, 18,000 ms with two threads CAS-ing, 10,000 ms with a
+ * lock and 118,000 ms with two threads taking the lock: contention, not the
+ * instruction, is the big cost. The post prints no code; each method here is
+ * written from its row's name. From "Memory Barriers/Fences" (2011-07-24):
+ * what an ordered (release) store and the explicit fences cost beside them.
+ *
+ * <p>Methods ({@code --method}), each its own loop of {@code iterations}
+ * increments in total (each of {@code --threads} threads does its share):
+ * <ul>
+ *   <li>{@code plain}: the post's "One Thread". The counter lives in a register
+ *       and is stored to its field after every increment with
+ *       {@code VarHandle.setOpaque}: on x86 a plain {@code mov}, no fence; opaque
+ *       only forbids the JIT to sink the store out of the loop and then compute
+ *       the loop in closed form (what JMH's Blackhole is for). Its time scales
+ *       with the iteration count (the sweep runs it at 1x and 10x to show it).</li>
+ *   <li>{@code plain-foldable}: the lesson beside it: {@code counter++} on a
+ *       plain field. C2 keeps the field in a register, stores it once after the
+ *       loop and replaces the loop by its result: once compiled it costs next to
+ *       nothing and does not scale with the iteration count. Not a measurement of
+ *       an increment.</li>
+ *   <li>{@code barrier}: "One Thread with Memory Barrier": {@code counter++} on a
+ *       {@code volatile long} (the JIT adds a locked instruction after the store:
+ *       the JMM's store barrier of the 2011-07-24 post).</li>
+ *   <li>{@code cas}: "... with CAS": {@code AtomicLong} get, then
+ *       {@code compareAndSet(v, v + 1)} until it succeeds (a {@code LOCK CMPXCHG};
+ *       not {@code incrementAndGet}, which is a {@code LOCK XADD} since JDK 8).</li>
+ *   <li>{@code lock}: "... with Lock": {@code ReentrantLock} lock, {@code counter++},
+ *       unlock (the post does not say which lock; {@code synchronized} would be
+ *       biased, i.e. free, for one thread on the post's JDK 6).</li>
+ *   <li>{@code release}: an ordered store, {@code VarHandle.setRelease}
+ *       ({@code AtomicLong.lazySet}), after each increment.</li>
+ *   <li>{@code fence-release}, {@code fence-acquire}, {@code fence-full}: the
+ *       {@code plain} loop with {@code VarHandle.releaseFence()},
+ *       {@code acquireFence()} or {@code fullFence()} after each store (sfence,
+ *       lfence and mfence are the 2011-07-24 post's names; on x86 the JIT emits
+ *       nothing for the first two and a {@code lock addl} for the full fence).</li>
+ * </ul>
+ * {@code --threads=2} is for {@code cas} and {@code lock} (the post's two
+ * contended rows); the other methods would lose updates with two writers.
+ *
+ * <p>Protocols ({@code --protocol}):
+ * <ul>
+ *   <li>{@code post}: what the simplest program for the table does, as the post's
+ *       other listings do: one thread runs the loop on {@code main}; two threads
+ *       are started by {@code main}, and the clock spans their start and join
+ *       (as in the 2011-11-05 listing). No warm-up: the first run is cold, the JIT
+ *       compiles the loop while it runs (on-stack replacement).</li>
+ *   <li>{@code lab} (the default): warm-up runs first ({@code warmup=true}), then
+ *       {@code --runs} measured runs; with two threads, both are started and
+ *       waiting before the clock starts and a latch releases them.</li>
+ * </ul>
+ * Both: every check after the timed region: the counter must equal the
+ * iteration count, i.e. threads x each thread's share ({@code --iterations}
+ * must divide by the thread count). {@code --pin=a[,b]} pins each thread to its
+ * CPU before the clock. One CSV row per run and metric: {@code duration} (ns),
+ * {@code increments}, {@code ns_per_op} (duration / increments).
+ *
+ * <p>Fault injection, for the tests ({@code --inject=lose-one}): the first
+ * thread's share is one short in every run (chosen before the run; the measured
+ * loops are the same), so the counter ends at iterations - 1: exit 3 and no
+ * number, every time, for every method.
+ *
+ * <p>The post prints no listing. A/B of the {@code post} protocol against the
+ * simplest program for the table (static fields, one loop per row, threads
+ * built before the clock; compiled outside the repository), fresh JVMs
+ * alternating, JDK 17, 2-vCPU VM, kernel / program, median [range]: 500 M
+ * {@code counter++} ({@code plain-foldable}) 0.99 [0.98, 1.01] over 3 sets;
+ * 10 M barrier 0.99 [0.96, 0.99], CAS 0.96 [0.92, 0.99], lock 1.00 [0.99,
+ * 1.07] over 3 sets; 10 M two threads CAS 0.96 [0.39, 1.09] (both programs
+ * bimodal, 8 or 18 ns), lock 1.09 [1.07, 1.32] over 5 sets. {@code plain}
+ * (an opaque store per increment) against that {@code counter++}: 1.14.
+ *
+ * <p>How to run and what you should see:
+ * <pre>
+ *   java -cp build/mechsym.jar mechsym.singlewriter.CounterCost --method=plain --iterations=500000000
+ *   java -cp build/mechsym.jar mechsym.singlewriter.CounterCost --method=lock --threads=2 --pin=0,1 \
+ *        --iterations=50000000
+ * </pre>
+ * Expect under a nanosecond per increment for {@code plain}, ~0.01 ns for
+ * {@code plain-foldable} (the folded loop), several ns for {@code barrier},
+ * {@code cas} and {@code fence-full}, a plain store's cost for {@code release}
+ * and the other fences, and tens to hundreds of ns with two threads.
+ */
+public final class CounterCost {
+    public static final List<String> METHODS = List.of("plain", "plain-foldable", "barrier", "cas", "lock", "release",
+                                                       "fence-release", "fence-acquire", "fence-full");
+    /** The methods two threads may run (the others would lose updates). */
+    public static final List<String> SHARED = List.of("cas", "lock");
+    public static final List<String> PROTOCOLS = List.of("lab", "post");
+    /** Fault injection for the tests: {@code lose-one} makes the first thread's share one short. */
+    public static final List<String> INJECTS = List.of("none", "lose-one");
+    private static final String NAME = "CounterCost";
+    private static final VarHandle VALUE;
+
+    static {
+        try {
+            VALUE = MethodHandles.lookup().findStaticVarHandle(CounterCost.class, "value", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    // Static fields, as the simplest program for the table has them (with instance fields the counter shared a cache
+    // line with the lock's state, and two threads ran ~20% faster than that program); reset before each run.
+    private static long value;
+    private static volatile long volatileValue;
+    private static final AtomicLong ATOMIC = new AtomicLong();
+    private static final ReentrantLock LOCK = new ReentrantLock();
+
+    private CounterCost() {
+    }
+
+    /** The kernel's defaults, for the Python bench (read through JPype). */
+    public static String[] defaults() {
+        return new String[] {"protocol=lab", "method=plain", "threads=1", "iterations=500000000", "runs=5",
+                             "warmup-runs=2", "pin="};
+    }
+
+    public static String[] methods() {
+        return METHODS.toArray(new String[0]);
+    }
+
+    public static String[] protocols() {
+        return PROTOCOLS.toArray(new String[0]);
+    }
+
+    public static void main(final String[] argv) {
+        Kernels.main(NAME, argv, CounterCost::run);
+    }
+
+    private static void run(final Args args) throws Exception {
+        final String protocol = args.choice("protocol", "lab", PROTOCOLS);
+        final String method = args.choice("method", "plain", METHODS);
+        final int threads = args.intValue("threads", 1, 1, 2);
+        final long iterations = args.longValue("iterations", 500_000_000L, 1, Long.MAX_VALUE / 4);
+        final int runs = args.intValue("runs", protocol.equals("post") ? 1 : 5, 1, 1_000_000);
+        final int warmupRuns = args.intValue("warmup-runs", protocol.equals("post") ? 0 : 2, 0, 1_000_000);
+        final int[] pin = args.cpuList("pin");
+        final String inject = args.choice("inject", "none", INJECTS);
+        args.finish();
+        if (threads == 2 && !SHARED.contains(method)) {
+            throw new BadArgument("--threads=2: only methods " + String.join(", ", SHARED) + " take two threads (--method="
+                                  + method + " would lose updates with two writers)");
+        }
+        if (iterations % threads != 0) {
+            throw new BadArgument("--iterations=" + iterations + ": must divide by --threads=" + threads);
+        }
+        if (protocol.equals("post") && warmupRuns != 0) {
+            throw new BadArgument("--warmup-runs=" + warmupRuns + ": the post protocol warms nothing up; give 0 or use "
+                                  + "--protocol=lab");
+        }
+        Affinity.checkPin("pin", pin, threads, threads == 1 ? "the thread" : "first thread, second thread");
+
+        final Csv csv = new Csv("pinning");
+        final List<String> extra = List.of(Affinity.pinning(pin));
+        final boolean post = protocol.equals("post");
+        final long lost = inject.equals("lose-one") ? 1 : 0;
+        if (threads == 1 && pin.length == 1) {
+            Affinity.pinCurrentThread(pin[0]);
+        }
+        for (int r = 0; r < warmupRuns + runs; r++) {
+            reset();
+            final long duration = threads == 1
+                ? timedOnMain(method, iterations - lost)
+                : timedOnTwo(method, iterations / 2, lost, pin, post);
+            final long total = total(method);
+            CheckFailed.require(total == iterations, "run " + r + ": --method=" + method + " counter = " + total
+                                + " after " + threads + " x " + iterations / threads + " increments");
+            final boolean warmup = r < warmupRuns;
+            csv.row(extra, r, warmup, "duration", duration, "ns");
+            csv.row(extra, r, warmup, "increments", iterations, "count");
+            csv.row(extra, r, warmup, "ns_per_op", (double) duration / iterations, "ns/op");
+        }
+        csv.flush(System.out);
+    }
+
+    private static void reset() {
+        VALUE.setVolatile(0L);
+        volatileValue = 0L;
+        ATOMIC.set(0L);
+    }
+
+    /** One thread: the loop on the calling thread; returns its duration in ns. */
+    private static long timedOnMain(final String method, final long n) {
+        final long start = System.nanoTime();
+        increment(method, n);
+        return System.nanoTime() - start;
+    }
+
+    /**
+     * Two threads, each {@code share} increments (the first {@code lost} fewer).
+     * post: the clock spans their start and join; lab: both wait on a latch that
+     * the clock's start releases.
+     */
+    private static long timedOnTwo(final String method, final long share, final long lost, final int[] pin,
+                            final boolean post) throws InterruptedException {
+        final FirstFailure failure = new FirstFailure();
+        final CountDownLatch ready = new CountDownLatch(2);
+        final CountDownLatch go = new CountDownLatch(post ? 0 : 1);
+        final Thread[] workers = new Thread[2];
+        for (int i = 0; i < 2; i++) {
+            final long n = share - (i == 0 ? lost : 0);
+            workers[i] = Threads.worker("writer-" + i, Affinity.cpuOf(pin, i), failure, () -> {
+                ready.countDown();
+                go.await();
+                increment(method, n);
+            }, () -> {
+                ready.countDown();
+            });
+        }
+        if (post) {
+            final long start = System.nanoTime();
+            Threads.startJoinRethrow(failure, "writer thread", workers);
+            return System.nanoTime() - start;
+        }
+        for (final Thread t : workers) {
+            t.start();
+        }
+        ready.await();
+        final long start = System.nanoTime();
+        go.countDown();
+        for (final Thread t : workers) {
+            t.join();
+        }
+        final long duration = System.nanoTime() - start;
+        failure.rethrow("writer thread");
+        return duration;
+    }
+
+    private static void increment(final String method, final long n) {
+        switch (method) {
+            case "plain" -> plain(n);
+            case "plain-foldable" -> plainFoldable(n);
+            case "barrier" -> barrier(n);
+            case "cas" -> cas(n);
+            case "lock" -> locked(n);
+            case "release" -> release(n);
+            case "fence-release" -> fenceRelease(n);
+            case "fence-acquire" -> fenceAcquire(n);
+            case "fence-full" -> fenceFull(n);
+            default -> throw new BadArgument("--method=" + method + ": allowed values are " + String.join(", ", METHODS));
+        }
+    }
+
+    /** The counter's final value, read after the timed region. */
+    private static long total(final String method) {
+        return switch (method) {
+            case "barrier" -> volatileValue;
+            case "cas" -> ATOMIC.get();
+            default -> (long) VALUE.getVolatile();
+        };
+    }
+
+    private static void plain(final long n) {
+        long c = (long) VALUE.getOpaque();
+        for (long i = 0; i < n; i++) {
+            c++;
+            VALUE.setOpaque(c);
+        }
+    }
+
+    private static void plainFoldable(final long n) {
+        for (long i = 0; i < n; i++) {
+            value++;
+        }
+    }
+
+    private static void barrier(final long n) {
+        for (long i = 0; i < n; i++) {
+            volatileValue++;
+        }
+    }
+
+    private static void cas(final long n) {
+        final AtomicLong a = ATOMIC;
+        for (long i = 0; i < n; i++) {
+            long v;
+            do {
+                v = a.get();
+            } while (!a.compareAndSet(v, v + 1));
+        }
+    }
+
+    private static void locked(final long n) {
+        final ReentrantLock l = LOCK;
+        for (long i = 0; i < n; i++) {
+            l.lock();
+            try {
+                value++;
+            } finally {
+                l.unlock();
+            }
+        }
+    }
+
+    private static void release(final long n) {
+        long c = (long) VALUE.getOpaque();
+        for (long i = 0; i < n; i++) {
+            c++;
+            VALUE.setRelease(c);
+        }
+    }
+
+    private static void fenceRelease(final long n) {
+        long c = (long) VALUE.getOpaque();
+        for (long i = 0; i < n; i++) {
+            c++;
+            VALUE.setOpaque(c);
+            VarHandle.releaseFence();
+        }
+    }
+
+    private static void fenceAcquire(final long n) {
+        long c = (long) VALUE.getOpaque();
+        for (long i = 0; i < n; i++) {
+            c++;
+            VALUE.setOpaque(c);
+            VarHandle.acquireFence();
+        }
+    }
+
+    private static void fenceFull(final long n) {
+        long c = (long) VALUE.getOpaque();
+        for (long i = 0; i < n; i++) {
+            c++;
+            VALUE.setOpaque(c);
+            VarHandle.fullFence();
+        }
+    }
+}

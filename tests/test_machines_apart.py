@@ -1,0 +1,119 @@
+"""Two machines in one store, every notebook rendered with MACHINE="all": the machines stay apart (issue 10).
+
+The store is a copy of this lab's newest stored standard run of each experiment plus the same rows relabelled as a
+second host that is 10x slower (times x10, rates /10, everything else as measured). A notebook that pooled the two
+would print a verdict on a mixture, or a row naming both; one that keeps them apart judges the same claims on each
+machine and names one machine per row. Renders from stored results only: measures nothing."""
+
+import json
+import shutil
+
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import ROOT
+from mechsym import experiments, store
+
+SLOW = "slow-box-10x"
+STORED = ROOT / "data" / "results"
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+TIME_UNITS = ("ns", "us", "µs", "ms", "s", "cycles")
+
+
+def slower(unit) -> float:
+    """What a 10x slower machine does to a number in this unit."""
+    u = str(unit)
+    if u.endswith("/s"):
+        return 0.1
+    return 10.0 if u.split("/")[0] in TIME_UNITS else 1.0
+
+
+def newest_standard(name: str) -> dict | None:
+    runs = store.chosen_runs(name, root=STORED, preset="standard")
+    return runs[-1] if runs else None
+
+
+@pytest.fixture(scope="module")
+def two_machines(tmp_path_factory):
+    import pandas as pd
+
+    root = tmp_path_factory.mktemp("two-machines")
+    for name in experiments.names():
+        meta = newest_standard(name)
+        if meta is None:
+            continue
+        here = root / meta["_machine"] / name
+        here.mkdir(parents=True)
+        for key in ("_csv", "_json"):
+            shutil.copy(meta[key], here)
+        rows = pd.read_csv(meta["_csv"], low_memory=False).drop(columns="run_id")
+        if "unit" in rows:
+            rows["value"] = rows["value"] * rows["unit"].map(slower)
+        slow = {k: v for k, v in json.loads(open(meta["_json"]).read()).items()
+                if k not in ("run_id", "rows", "csv_bytes", "csv_sha256", "saved_at")}
+        slow["machine"] = {**slow.get("machine", {}), "machine_id": SLOW}
+        store.save(name, rows, slow, machine=SLOW, root=root)
+    return root
+
+
+def body(table) -> list[list[str]]:
+    """The body's rows as text, a cell spanning rows (an index level, e.g. the machine) repeated in each."""
+    rows, carry = [], {}
+    for tr in table.select("tbody tr"):
+        row, cells, col = [], list(tr.find_all(["th", "td"])), 0
+        while cells or col in carry:
+            if col in carry:
+                text, left = carry[col]
+                row.append(text)
+                carry = {**carry, col: (text, left - 1)} if left > 1 else {k: v for k, v in carry.items() if k != col}
+            else:
+                c = cells.pop(0)
+                row.append(c.get_text(strip=True))
+                if int(c.get("rowspan", 1)) > 1:
+                    carry[col] = (row[-1], int(c["rowspan"]) - 1)
+            col += 1
+        rows.append(row)
+    return rows
+
+
+def machine_columns(executed) -> list[tuple[list[str], bool]]:
+    """Every HTML table with a 'machine' column: its machine cells, and whether it is a verdict table."""
+    found = []
+    for cell in executed.cells:
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            html = out.get("data", {}).get("text/html", "")
+            for table in BeautifulSoup(html, "html.parser").find_all("table") if "<table" in html else []:
+                head = next((tr for tr in table.select("thead tr")
+                             if "machine" in [th.get_text(strip=True) for th in tr.find_all("th")]), None)
+                if head is None:
+                    continue
+                names = [th.get_text(strip=True) for th in head.find_all("th") for _ in range(int(th.get("colspan", 1)))]
+                rows = body(table)
+                bad = [r for r in rows if len(r) != len(names)]
+                assert not bad, f"a table whose rows do not match its header {names}: {bad[:2]}"
+                cells = [r[names.index("machine")] for r in rows]
+                found.append((cells, any(n.startswith("holds on") for n in names)))
+    return found
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_two_machines_stay_apart(nb, two_machines, tmp_path, monkeypatch):
+    from mechsym.reports import execute
+
+    mine = [m for m in experiments.all_modules() if nb.stem in m.NOTEBOOKS] or experiments.all_modules()
+    if not any(newest_standard(m.NAME) for m in mine):
+        pytest.skip(f"{nb.stem}: no stored standard run to copy")
+    monkeypatch.setenv("MECHSYM_RESULTS", str(two_machines))
+    monkeypatch.setenv("MECHSYM_BENCH_LOCK", str(tmp_path / "bench.lock"))
+    out = tmp_path / nb.name
+    execute(nb, out, preset="stored", machine="all", timeout=600)
+    tables = machine_columns(nbformat.read(out, as_version=4))
+    assert tables, f"{nb.stem}: with two machines stored, no table says which machine a row is from"
+    seen = {c for cells, _ in tables for c in cells}
+    assert any(SLOW in c for c in seen) and any(SLOW not in c for c in seen), f"{nb.stem}: machines shown {seen}"
+    for cells, verdict in tables:
+        assert not [c for c in cells if "," in c], f"{nb.stem}: a row pools machines: {sorted(set(cells))}"
+        if verdict:
+            slow = sum(SLOW in c for c in cells)
+            assert slow == len(cells) - slow, f"{nb.stem}: {slow} verdicts on {SLOW}, {len(cells) - slow} on the other"

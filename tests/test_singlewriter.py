@@ -1,0 +1,209 @@
+"""The single-writer experiment (notebook 10): its kernels (Java and C, every method, both protocols, the check and
+its fault), its sweep cells, claims and verdicts on synthetic rows, tables and figures, and a smoke sweep end to
+end through the CLI. No test asserts a timing."""
+
+import subprocess
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+
+from conftest import ROOT, VENV_BIN, assert_refused, kernel_process, run_kernel  # noqa: E402
+from mechsym import MechsymError, bridge, reference  # noqa: E402
+from mechsym.cpus import Cpu, Topology  # noqa: E402
+from mechsym.experiments import singlewriter as exp  # noqa: E402
+from mechsym.jdk import discover  # noqa: E402
+from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
+
+JAVA, C = exp.sweep.KERNEL, "c:" + exp.sweep.C_BINARY
+KERNELS = [(JAVA, m) for m in exp.JAVA_METHODS] + [(C, m) for m in exp.C_METHODS]
+IDS = [f"{k.rsplit('.', 1)[-1].removeprefix('c:')}-{m}" for k, m in KERNELS]
+
+
+def threads_for(method):
+    return 2 if method in ("cas", "lock") else 1
+
+
+# ---------------------------------------------------------------- kernels
+
+@pytest.mark.parametrize("kernel,method", KERNELS, ids=IDS)
+@pytest.mark.parametrize("protocol", ["lab", "post"])
+def test_every_method_counts_every_increment(kernel, method, protocol):
+    """The kernel's own check (counter == threads x share) passed: one row per run and metric, warm-ups marked."""
+    warm = "1" if protocol == "lab" else "0"
+    rows = run_kernel(kernel, f"--method={method}", f"--threads={threads_for(method)}", "--iterations=20000",
+                      "--runs=2", f"--warmup-runs={warm}", f"--protocol={protocol}")
+    ns = rows[rows["metric"] == "ns_per_op"]
+    assert len(ns) == 2 + int(warm) and (ns["value"] >= 0).all()
+    assert list(ns["warmup"].astype(str).str.lower()) == ["true"] * int(warm) + ["false", "false"]
+    assert set(rows.loc[rows["metric"] == "increments", "value"]) == {20000}
+
+
+@pytest.mark.parametrize("kernel,method", KERNELS, ids=IDS)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_lost_increment_fails_every_method_every_time(kernel, method, threads):
+    if threads == 2 and method not in ("cas", "lock"):
+        pytest.skip("one thread only")
+    for protocol in ("lab", "post"):
+        r = kernel_process(kernel, f"--method={method}", f"--threads={threads}", "--iterations=10000", "--runs=2",
+                           "--warmup-runs=0", f"--protocol={protocol}", "--inject=lose-one")
+        assert r.returncode == 3 and r.stdout == "", r.stderr
+        assert "CHECK FAILED" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("kernel", [JAVA, C], ids=["java", "c"])
+@pytest.mark.parametrize("args,name", [
+    (("--method=plain", "--threads=2"), "--threads"),        # two writers would lose updates
+    (("--method=cas", "--threads=2", "--iterations=1001"), "--iterations"),   # not a multiple of the threads
+    (("--protocol=post", "--warmup-runs=1"), "--warmup-runs"),                 # the post warms nothing up
+    (("--method=nope",), "--method"),
+    (("--method=lock", "--threads=2", "--pin=0"), "--pin"),                     # one CPU per thread
+])
+def test_bad_arguments_are_refused_with_one_line(kernel, args, name):
+    size = [] if any(a.startswith("--iterations=") for a in args) else ["--iterations=1000"]
+    assert_refused(kernel_process(kernel, *size, *args), name)
+
+
+def test_pinned_two_threads_say_so():
+    for kernel in (JAVA, C):
+        rows = run_kernel(kernel, "--method=lock", "--threads=2", "--iterations=2000", "--runs=1",
+                          "--warmup-runs=0", "--pin=0,0")
+        assert set(rows["pinning"]) == {"thread"}
+
+
+def test_in_process_through_jpype():
+    k = bridge.kernel(JAVA)
+    assert list(k.methods()) == exp.JAVA_METHODS and list(k.protocols()) == exp.sweep.PROTOCOLS
+    meta = bridge.metadata(JAVA)
+    assert meta["method"] == "plain" and meta["protocol"] == "lab" and meta["threads"] == "1"
+
+
+def test_c_methods_match_the_sweep():
+    text = (ROOT / "c-src" / "single_writer.c").read_text()
+    for m in exp.C_METHODS:
+        assert f'"{m}"' in text
+
+
+# ---------------------------------------------------------------- sweep
+
+def topo(n=2):
+    return Topology(tuple(Cpu(i, i, 0) for i in range(n)), "fake")
+
+
+def test_cells_per_runtime_with_post_cells_and_folding_check():
+    jdks = list(discover())
+    cs = exp.cells("standard", topo(), jdks)
+    assert len({(c.variant, c.jdk, c.params["threads"], c.params["protocol"], c.labels["scale"]) for c in cs}) \
+        == len(cs)
+    runtimes = len(jdks) + 1
+    assert len([c for c in cs if c.params["protocol"] == "post"]) == 6 * runtimes
+    assert all(c.params["runs"] == 1 and c.params["warmup-runs"] == 0 for c in cs if c.params["protocol"] == "post")
+    assert {c.variant for c in cs if c.labels["scale"] == "10x"} == {"plain", "plain-foldable"}
+    two = [c for c in cs if c.params["threads"] == 2]
+    assert two and all(c.params["pin"] == "0,1" and c.variant in ("cas", "lock") for c in two)
+    assert all(c.forks >= 5 for c in cs)
+    full = exp.cells("full", topo(), jdks)
+    assert {c.params["iterations"] for c in full if c.labels["scale"] == "1x"} == {500_000_000}
+
+
+def test_two_threads_unavailable_on_one_cpu_with_reason():
+    cs = exp.cells("smoke", topo(1), list(discover())[:1])
+    two = [c for c in cs if c.params["threads"] == 2]
+    assert two and all(c.unavailable and "two cores" in c.unavailable for c in two)
+    assert not any(c.unavailable for c in cs if c.params["threads"] == 1)
+
+
+def test_cell_refuses_unknown_method_and_two_threads_plain():
+    with pytest.raises(MechsymError, match="allowed methods"):
+        exp.cell_for("mfence", 1, "smoke", topo(), list(discover())[0])
+    with pytest.raises(MechsymError, match="threads 2 for plain"):
+        exp.cell_for("plain", 2, "smoke", topo(), None)
+
+
+# ---------------------------------------------------------------- claims and verdicts on synthetic rows
+
+def synthetic(ns: dict[tuple[str, int], float], jdks=("17", "c"), forks=5, post_too=True, machine="m") -> pd.DataFrame:
+    """Tidy rows: every (method, threads) cell at the given ns per increment, with a little fork-to-fork spread."""
+    out = []
+    rng = np.random.default_rng(1)
+    for jdk in jdks:
+        for (method, threads), v in ns.items():
+            for protocol in (["lab", "post"] if post_too else ["lab"]):
+                for fork in range(forks):
+                    for it in range(1 if protocol == "post" else 3):
+                        for metric, value in (("ns_per_op", v * rng.uniform(0.97, 1.03)), ("duration", v * 1e6)):
+                            out.append({"experiment": exp.NAME, "variant": method, "threads": threads, "jdk": jdk,
+                                        "protocol": protocol, "scale": "1x", "iterations": 1_000_000,
+                                        "placement": "cross-core" if threads == 2 else "one thread", "fork": fork,
+                                        "iteration": it, "warmup": False, "metric": metric, "value": value,
+                                        "unit": "ns/op" if metric == "ns_per_op" else "ns", "status": "ok",
+                                        "note": "", "machine": machine, "run_id": "r1"})
+    return pd.DataFrame(out)
+
+
+def post_like(scale=1.0):
+    """The post's table as ns per increment (ms x 1e6 / 500 M), plus the fences."""
+    ms = {("plain", 1): 300, ("barrier", 1): 4700, ("cas", 1): 5700, ("cas", 2): 18000, ("lock", 1): 10000,
+          ("lock", 2): 118000}
+    ns = {k: v * 1e6 / 500e6 * scale for k, v in ms.items()}
+    ns[("release", 1)] = ns[("plain", 1)]
+    return ns
+
+
+def test_the_posts_table_passes_its_own_claims_as_forks():
+    vs = exp.verdicts(synthetic(post_like()))
+    assert vs and all(v.outcome == HOLDS for v in vs), [(v.claim.id, v.outcome, v.now) for v in vs]
+    assert {v.protocol for v in vs} == {"post", "lab"}
+    assert {v.scope.get("jdk") for v in vs} == {"17", "c"}
+
+
+def test_a_flat_table_fails_the_contention_claims():
+    flat = {k: 5.0 for k in post_like()}
+    by = {(v.claim.id, v.protocol, v.scope["jdk"]): v.outcome for v in exp.verdicts(synthetic(flat))}
+    assert by[("singlewriter.lock-contention-orders", "lab", "17")] == FAILS
+    assert by[("singlewriter.contention-not-instruction", "post", "c")] == FAILS
+    assert by[("singlewriter.table-order", "lab", "17")] in (FAILS, INCONCLUSIVE)
+
+
+def test_missing_post_cells_and_few_forks_are_said():
+    vs = exp.verdicts(synthetic(post_like(), post_too=False, forks=2))
+    post = [v for v in vs if v.protocol == "post"]
+    assert post and all(v.outcome == UNMEASURABLE and v.why for v in post)
+    assert all(v.outcome == INCONCLUSIVE for v in vs if v.protocol == "lab")
+
+
+def test_machines_are_judged_apart():
+    df = pd.concat([synthetic(post_like(), machine="a"), synthetic(post_like(), machine="b")])
+    assert {v.machine for v in exp.verdicts(df)} == {"a", "b"}
+
+
+def test_tables_and_figures_render_numbers():
+    df = synthetic(post_like())
+    ref = reference.load(exp.REF)
+    assert list(exp.reference_table(ref)["time (ms, 500 M increments)"]) == ["300", "4,700", "5,700", "18,000",
+                                                                            "10,000", "118,000"]
+    comp = exp.comparison(df, ref)
+    assert (comp["JDK 17: ms"].str.len() > 0).all() and comp["C (gcc): x one thread"].str.endswith("x").all()
+    assert len(exp.forks_table(df)) == 6 * 2 * 2
+    assert not exp.summary(df).empty and "JDK 17: ns" in exp.fences_table(df)
+    for fig in (exp.plot_table(df, ref), exp.plot_fences(df), exp.plot_table(df.iloc[0:0], ref)):
+        assert fig.axes
+
+
+# ---------------------------------------------------------------- end to end
+
+def test_smoke_sweep_through_the_cli(results_dir):
+    r = subprocess.run([str(VENV_BIN / "mechsym"), "run", "singlewriter", "--preset", "smoke", "--no-progress"],
+                       capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-3000:]
+    csv = next(results_dir.rglob("*.csv"))
+    df = pd.read_csv(csv)
+    ok = df[df["status"] == "ok"]
+    jdks = set(ok["jdk"].astype(str))
+    assert "c" in jdks and any(j.isdigit() for j in jdks)
+    assert set(ok["variant"]) >= set(exp.JAVA_METHODS) | set(exp.C_METHODS)
+    assert (ok.loc[ok["metric"] == "ns_per_op", "value"] >= 0).all()
+    assert len(exp.verdicts(df)) >= len(exp.CLAIMS)
