@@ -59,14 +59,8 @@
  * xadd and add.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <inttypes.h>
-#include <pthread.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#define KERNEL_NAME "atomic_counter"
+#include "kernel.h"
 
 enum variant { XADD, ADD, CAS };
 static const char *const variant_names[] = {"xadd", "add", "cas"};
@@ -92,44 +86,13 @@ struct worker {
 
 static pthread_barrier_t ready, go;
 
-static void bad_argument(const char *fmt, const char *arg) {
-    fprintf(stderr, "atomic_counter: bad argument: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
-    exit(2);
-}
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t parse_u64(const char *name, const char *value, uint64_t min, uint64_t max) {
-    char *end;
-    errno = 0;
-    unsigned long long v = *value == '-' || *value == '\0' ? 0 : strtoull(value, &end, 10);
-    if (*value == '-' || *value == '\0' || errno != 0 || *end != '\0') {
-        fprintf(stderr, "atomic_counter: bad argument: --%s=%s: not a whole number (allowed %" PRIu64 "..%" PRIu64
-                ")\n", name, value, min, max);
-        exit(2);
-    }
-    if (v < min || v > max) {
-        fprintf(stderr, "atomic_counter: bad argument: --%s=%s: out of range (allowed %" PRIu64 "..%" PRIu64 ")\n",
-                name, value, min, max);
-        exit(2);
-    }
-    return v;
-}
-
 static int pick(const char *name, const char *value, const char *const *names, int n, const char *allowed) {
     for (int i = 0; i < n; i++) {
         if (strcmp(value, names[i]) == 0) {
             return i;
         }
     }
-    fprintf(stderr, "atomic_counter: bad argument: --%s=%s: allowed values are %s\n", name, value, allowed);
-    exit(2);
+    bad_argument("--%s=%s: allowed values are %s", name, value, allowed);
 }
 
 static void parse_args(int argc, char **argv) {
@@ -146,8 +109,7 @@ static void parse_args(int argc, char **argv) {
         char name[64];
         size_t len = (size_t)(eq - arg - 2);
         if (len >= sizeof name) {
-            fprintf(stderr, "atomic_counter: bad argument: %s: unknown argument (known: %s)\n", arg, known);
-            exit(2);
+            bad_argument("%s: unknown argument (known: %s)", arg, known);
         }
         memcpy(name, arg + 2, len);
         name[len] = '\0';
@@ -172,8 +134,7 @@ static void parse_args(int argc, char **argv) {
         } else if (strcmp(name, "inject") == 0) {
             cfg.inject_skip = pick(name, value, injects, 2, "none, skip");
         } else {
-            fprintf(stderr, "atomic_counter: bad argument: --%s: unknown argument (known: %s)\n", name, known);
-            exit(2);
+            bad_argument("--%s: unknown argument (known: %s)", name, known);
         }
     }
     if (count_arg != NULL) {  /* read last: its lower bound is the thread count */

@@ -70,16 +70,9 @@
  * tens of ns per op across two cores, close to the Java kernel.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <inttypes.h>
+#define KERNEL_NAME "pingpong"
+#include "kernel.h"
 #include <limits.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define CHECK_SPINS 4096
@@ -119,19 +112,6 @@ static struct run_result *results;
 static char failure[256];
 static uint64_t pong_mismatches;
 
-static void bad_argument(const char *fmt, const char *arg) {
-    fprintf(stderr, "pingpong: bad argument: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
-    exit(2);
-}
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static inline void wait_once(enum wait_mode mode) {
     if (mode == WAIT_PAUSE) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -142,28 +122,6 @@ static inline void wait_once(enum wait_mode mode) {
     } else if (mode == WAIT_YIELD) {
         sched_yield();
     }
-}
-
-static uint64_t parse_u64(const char *name, const char *value, uint64_t min, uint64_t max) {
-    char *end;
-    errno = 0;
-    if (*value == '-' || *value == '\0') {
-        fprintf(stderr, "pingpong: bad argument: --%s=%s: not a whole number (allowed %" PRIu64 "..%" PRIu64 ")\n",
-                name, value, min, max);
-        exit(2);
-    }
-    unsigned long long v = strtoull(value, &end, 10);
-    if (errno != 0 || *end != '\0') {
-        fprintf(stderr, "pingpong: bad argument: --%s=%s: not a whole number (allowed %" PRIu64 "..%" PRIu64 ")\n",
-                name, value, min, max);
-        exit(2);
-    }
-    if (v < min || v > max) {
-        fprintf(stderr, "pingpong: bad argument: --%s=%s: out of range (allowed %" PRIu64 "..%" PRIu64 ")\n",
-                name, value, min, max);
-        exit(2);
-    }
-    return v;
 }
 
 static void parse_pin(const char *value) {
@@ -266,22 +224,9 @@ static void parse_args(int argc, char **argv) {
         if (!cfg.sample_every_given) {
             cfg.sample_every = 0;
         } else if (cfg.sample_every != 0) {
-            fprintf(stderr, "pingpong: bad argument: --sample-every=%" PRIu64 ": the post protocol times whole runs "
-                    "only, as the listing; give 0 or use --protocol=lab\n", cfg.sample_every);
-            exit(2);
+            bad_argument("--sample-every=%" PRIu64 ": the post protocol times whole runs "
+                    "only, as the listing; give 0 or use --protocol=lab", cfg.sample_every);
         }
-    }
-}
-
-static void pin_self(int cpu) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    int rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-    if (rc != 0) {
-        /* the CPU ids were checked when the arguments were read: a failure now is the machine's, not the caller's */
-        fprintf(stderr, "pingpong: error: cannot pin a thread to CPU %d: %s\n", cpu, strerror(rc));
-        exit(1);
     }
 }
 

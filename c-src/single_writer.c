@@ -48,15 +48,8 @@
  * more with two threads.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <inttypes.h>
-#include <stdarg.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#define KERNEL_NAME "single_writer"
+#include "kernel.h"
 #include <unistd.h>
 
 static const char *const METHODS[] = {"plain", "plain-foldable", "barrier", "cas", "lock", "release",
@@ -75,35 +68,10 @@ static uint64_t atomic_counter;
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t ready, go;
 
-__attribute__((format(printf, 1, 2))) static void bad(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "single_writer: bad argument: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    exit(2);
-}
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t parse_u64(const char *arg, const char *value, uint64_t min, uint64_t max) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(value, &end, 10);
-    if (value[0] == '\0' || value[0] == '-' || *end != '\0' || errno != 0 || v < min || v > max) {
-        bad("%s: not a whole number in %" PRIu64 "..%" PRIu64, arg, min, max);
-    }
-    return v;
-}
-
-static int parse_cpu(const char *arg, const char *text) {
+/* One CPU id of --pin: one this machine has. */
+static int parse_cpu(const char *text) {
     long n = sysconf(_SC_NPROCESSORS_CONF);
-    return (int)parse_u64(arg, text, 0, n > 0 ? (uint64_t)n - 1 : 0);
+    return (int)parse_u64("pin", text, 0, n > 0 ? (uint64_t)n - 1 : 0);
 }
 
 static void parse_pin(const char *arg, const char *value) {
@@ -112,15 +80,15 @@ static void parse_pin(const char *arg, const char *value) {
     }
     char buf[64];
     if (strlen(value) >= sizeof buf) {
-        bad("%s: expected one or two CPU ids such as 0,1", arg);
+        bad_argument("%s: expected one or two CPU ids such as 0,1", arg);
     }
     strcpy(buf, value);
     char *comma = strchr(buf, ',');
     if (comma != NULL) {
         *comma = '\0';
-        cfg.pin[1] = parse_cpu(arg, comma + 1);
+        cfg.pin[1] = parse_cpu(comma + 1);
     }
-    cfg.pin[0] = parse_cpu(arg, buf);
+    cfg.pin[0] = parse_cpu(buf);
     cfg.pinned = comma != NULL ? 2 : 1;
 }
 
@@ -129,15 +97,17 @@ static void parse_args(int argc, char **argv) {
         const char *arg = argv[i];
         const char *eq = strchr(arg, '=');
         if (strncmp(arg, "--", 2) != 0 || eq == NULL) {
-            bad("argument '%s': expected --name=value", arg);
+            bad_argument("argument '%s': expected --name=value", arg);
         }
         for (int j = 1; j < i; j++) {
             if (strncmp(argv[j], arg, (size_t)(eq - arg) + 1) == 0) {
-                bad("%s: given twice (give each argument once)", arg);
+                bad_argument("%s: given twice (give each argument once)", arg);
             }
         }
         const char *v = eq + 1;
         size_t len = (size_t)(eq - arg);
+        char name[32];   /* the argument's name without "--", for parse_u64's messages */
+        snprintf(name, sizeof name, "%.*s", (int)len - 2, arg + 2);
         if (len == 8 && strncmp(arg, "--method", len) == 0) {
             cfg.method = -1;
             for (int m = 0; m < NMETHODS; m++) {
@@ -146,33 +116,34 @@ static void parse_args(int argc, char **argv) {
                 }
             }
             if (cfg.method < 0) {
-                bad("%s: allowed values are plain, plain-foldable, barrier, cas, lock, release, sfence, lfence, "
-                    "mfence", arg);
+                bad_argument("%s: allowed values are plain, plain-foldable, barrier, cas, lock, release, sfence, "
+                             "lfence, mfence", arg);
             }
         } else if (len == 10 && strncmp(arg, "--protocol", len) == 0) {
             if (strcmp(v, "lab") != 0 && strcmp(v, "post") != 0) {
-                bad("%s: allowed values are lab, post", arg);
+                bad_argument("%s: allowed values are lab, post", arg);
             }
             cfg.post = strcmp(v, "post") == 0;
         } else if (len == 9 && strncmp(arg, "--threads", len) == 0) {
-            cfg.threads = (int)parse_u64(arg, v, 1, 2);
+            cfg.threads = (int)parse_u64(name, v, 1, 2);
         } else if (len == 12 && strncmp(arg, "--iterations", len) == 0) {
-            cfg.iterations = parse_u64(arg, v, 1, UINT64_MAX / 4);
+            cfg.iterations = parse_u64(name, v, 1, UINT64_MAX / 4);
         } else if (len == 6 && strncmp(arg, "--runs", len) == 0) {
-            cfg.runs = (int)parse_u64(arg, v, 1, 1000000);
+            cfg.runs = (int)parse_u64(name, v, 1, 1000000);
             cfg.runs_given = 1;
         } else if (len == 13 && strncmp(arg, "--warmup-runs", len) == 0) {
-            cfg.warmup_runs = (int)parse_u64(arg, v, 0, 1000000);
+            cfg.warmup_runs = (int)parse_u64(name, v, 0, 1000000);
             cfg.warmup_given = 1;
         } else if (len == 5 && strncmp(arg, "--pin", len) == 0) {
             parse_pin(arg, v);
         } else if (len == 8 && strncmp(arg, "--inject", len) == 0) {
             if (strcmp(v, "none") != 0 && strcmp(v, "lose-one") != 0) {
-                bad("%s: allowed values are none, lose-one", arg);
+                bad_argument("%s: allowed values are none, lose-one", arg);
             }
             cfg.lose_one = strcmp(v, "lose-one") == 0;
         } else {
-            bad("%s: unknown argument (known: protocol, method, threads, iterations, runs, warmup-runs, pin, inject)",
+            bad_argument("%s: unknown argument (known: protocol, method, threads, iterations, runs, warmup-runs, pin, "
+                         "inject)",
                 arg);
         }
     }
@@ -183,30 +154,20 @@ static void parse_args(int argc, char **argv) {
         if (!cfg.warmup_given) {
             cfg.warmup_runs = 0;
         } else if (cfg.warmup_runs != 0) {
-            bad("--warmup-runs=%d: the post protocol warms nothing up; give 0 or use --protocol=lab",
+            bad_argument("--warmup-runs=%d: the post protocol warms nothing up; give 0 or use --protocol=lab",
                 cfg.warmup_runs);
         }
     }
     if (cfg.threads == 2 && cfg.method != CAS && cfg.method != LOCK) {
-        bad("--threads=2: only methods cas, lock take two threads (--method=%s would lose updates)",
+        bad_argument("--threads=2: only methods cas, lock take two threads (--method=%s would lose updates)",
             METHODS[cfg.method]);
     }
     if (cfg.iterations % (uint64_t)cfg.threads != 0) {
-        bad("--iterations=%" PRIu64 ": must divide by --threads=%d", cfg.iterations, cfg.threads);
+        bad_argument("--iterations=%" PRIu64 ": must divide by --threads=%d", cfg.iterations, cfg.threads);
     }
     if (cfg.pinned && cfg.pinned != cfg.threads) {
-        bad("--pin: give one CPU id per thread (%d), e.g. --pin=%s", cfg.threads, cfg.threads == 1 ? "0" : "0,1");
-    }
-}
-
-static void pin_self(int cpu) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    int rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-    if (rc != 0) {
-        fprintf(stderr, "single_writer: error: cannot pin a thread to CPU %d: %s\n", cpu, strerror(rc));
-        exit(1);
+        bad_argument("--pin: give one CPU id per thread (%d), e.g. --pin=%s", cfg.threads,
+                     cfg.threads == 1 ? "0" : "0,1");
     }
 }
 

@@ -54,13 +54,8 @@
  * of many arrays rises above that of a loop of three.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <inttypes.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#define KERNEL_NAME "writecombining"
+#include "kernel.h"
 
 #define MAX_ARRAYS 12
 #define POST_ARRAYS 6
@@ -83,59 +78,29 @@ static struct {
 static uint8_t *data[MAX_ARRAYS];
 static int narrays;
 
-static void bad(const char *fmt, const char *arg) {
-    fprintf(stderr, "writecombining: bad argument: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
-    exit(2);
-}
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t parse_u64(const char *name, const char *value, uint64_t min, uint64_t max) {
-    char *end;
-    errno = 0;
-    unsigned long long v = *value == '-' ? 0 : strtoull(value, &end, 10);
-    if (*value == '-' || *value == '\0' || errno != 0 || *end != '\0') {
-        fprintf(stderr, "writecombining: bad argument: --%s=%s: not a whole number (allowed %" PRIu64 "..%" PRIu64
-                ")\n", name, value, min, max);
-        exit(2);
-    }
-    if (v < min || v > max) {
-        fprintf(stderr, "writecombining: bad argument: --%s=%s: out of range (allowed %" PRIu64 "..%" PRIu64 ")\n",
-                name, value, min, max);
-        exit(2);
-    }
-    return v;
-}
-
 static void parse_args(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *eq = strchr(arg, '=');
         if (strncmp(arg, "--", 2) != 0 || eq == NULL) {
-            bad("argument '%s': expected --name=value", arg);
+            bad_argument("argument '%s': expected --name=value", arg);
         }
         char name[64];
         size_t len = (size_t)(eq - arg - 2);
         if (len >= sizeof name) {
-            bad("argument '%s': unknown argument (known: " KNOWN ")", arg);
+            bad_argument("argument '%s': unknown argument (known: " KNOWN ")", arg);
         }
         memcpy(name, arg + 2, len);
         name[len] = '\0';
         for (int j = 1; j < i; j++) {  /* an argument given twice is refused, as common.Args does in Java */
             if (strncmp(argv[j], arg, (size_t)(eq - arg) + 1) == 0) {
-                bad("--%s: given twice (give each argument once)", name);
+                bad_argument("--%s: given twice (give each argument once)", name);
             }
         }
         const char *value = eq + 1;
         if (strcmp(name, "protocol") == 0) {
             if (strcmp(value, "lab") != 0 && strcmp(value, "post") != 0) {
-                bad("--protocol=%s: allowed values are lab, post", value);
+                bad_argument("--protocol=%s: allowed values are lab, post", value);
             }
             cfg.post = strcmp(value, "post") == 0;
         } else if (strcmp(name, "iterations") == 0) {
@@ -143,7 +108,7 @@ static void parse_args(int argc, char **argv) {
         } else if (strcmp(name, "items") == 0) {
             cfg.items = (uint32_t)parse_u64(name, value, 64, 1u << 30);
             if (cfg.items & (cfg.items - 1)) {
-                bad("--items=%s: must be a power of two (the listing masks the index)", value);
+                bad_argument("--items=%s: must be a power of two (the listing masks the index)", value);
             }
         } else if (strcmp(name, "arrays") == 0) {
             cfg.arrays = (int)parse_u64(name, value, 1, MAX_ARRAYS);
@@ -159,18 +124,17 @@ static void parse_args(int argc, char **argv) {
             cfg.warmup_given = 1;
         } else if (strcmp(name, "inject") == 0) {
             if (strcmp(value, "none") != 0 && strcmp(value, "drop-array") != 0) {
-                bad("--inject=%s: allowed values are none, drop-array", value);
+                bad_argument("--inject=%s: allowed values are none, drop-array", value);
             }
             cfg.inject = strcmp(value, "drop-array") == 0;
         } else {
-            bad("--%s: unknown argument (known: " KNOWN ")", name);
+            bad_argument("--%s: unknown argument (known: " KNOWN ")", name);
         }
     }
     if (cfg.post) {
         if (cfg.arrays_given || cfg.per_loop_given || (cfg.warmup_given && cfg.warmup_runs != 0)) {
-            fprintf(stderr, "writecombining: bad argument: --protocol=post runs the listing: one loop of 6 arrays, "
-                    "then two of 3, no warm-up; --arrays, --per-loop and --warmup-runs are for --protocol=lab\n");
-            exit(2);
+            bad_argument("--protocol=post runs the listing: one loop of 6 arrays, "
+                    "then two of 3, no warm-up; --arrays, --per-loop and --warmup-runs are for --protocol=lab");
         }
         cfg.arrays = POST_ARRAYS;
         cfg.warmup_runs = 0;
@@ -182,9 +146,8 @@ static void parse_args(int argc, char **argv) {
         cfg.per_loop = cfg.arrays;
     }
     if (cfg.per_loop != cfg.arrays && !(cfg.arrays == POST_ARRAYS && cfg.per_loop == POST_SPLIT)) {
-        fprintf(stderr, "writecombining: bad argument: --per-loop=%d: allowed --per-loop=%d (one loop of the %d "
-                "arrays) or, with --arrays=6, 3 (the listing's SplitLoop)\n", cfg.per_loop, cfg.arrays, cfg.arrays);
-        exit(2);
+        bad_argument("--per-loop=%d: allowed --per-loop=%d (one loop of the %d "
+                "arrays) or, with --arrays=6, 3 (the listing's SplitLoop)", cfg.per_loop, cfg.arrays, cfg.arrays);
     }
 }
 
