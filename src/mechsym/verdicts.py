@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .analysis import LAB, POST, Protocol, fmt_value
+from .analysis import LAB, POST, Protocol, fmt_value, runtime_label
 
 HOLDS = "holds"
 FAILS = "does not hold"
@@ -261,7 +261,7 @@ def scope_text(scope: dict) -> str:
         if v in (None, ""):
             continue
         if k == "jdk":
-            parts.append("C (gcc)" if str(v) == "c" else f"JDK {v}")
+            parts.append(runtime_label(v))
         elif k in ("runtime", "placement", "regime", "direction", "variant", "options"):
             parts.append(str(v))
         else:
