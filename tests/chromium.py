@@ -114,8 +114,9 @@ class Browser:
         nav = self.call("Page.navigate", url=url)
         assert "errorText" not in nav, nav
         self.wait_for("Page.loadEventFired")
-        time.sleep(0.3)  # late console messages
-        self.call("Runtime.evaluate", expression="1")  # drain events queued meanwhile
+        # Console messages of tasks the page queued while loading: wait, in the page, for a task queued after them
+        # (no fixed sleep); the events they sent arrive before this call's reply.
+        self.call("Runtime.evaluate", expression="new Promise(done => setTimeout(done, 0))", awaitPromise=True)
         report = self.call("Runtime.evaluate", returnByValue=True, expression="""JSON.stringify({
             title: document.title,
             images: [...document.images].map(i => ({src: i.src.slice(0, 40), complete: i.complete,
