@@ -331,7 +331,9 @@ def test_a_signal_while_a_run_is_stored_waits_until_it_is(results_dir, monkeypat
     real_save = store.save
 
     def save_with_ctrl_c(*a, **kw):
-        os.kill(os.getpid(), signal.SIGINT)  # delivered while the run is being written
+        # raise(3) delivers to this thread before it returns; os.kill(getpid()) may pick another thread of the
+        # process (pytest-xdist's), which on a busy machine runs the handler only after the run is stored
+        signal.raise_signal(signal.SIGINT)
         return real_save(*a, **kw)
     monkeypatch.setattr(store, "save", save_with_ctrl_c)
     frame = sweep.tag_rows(pd.DataFrame({"iteration": [0], "warmup": [False], "metric": ["m"], "value": [1.0],
