@@ -327,7 +327,16 @@ def test_stale_scratch_of_dead_runs_is_removed_and_live_ones_kept(tmp_path, caps
     assert f"removed {stale}" in capsys.readouterr().err
 
 
-def test_a_signal_while_a_run_is_stored_waits_until_it_is(results_dir, monkeypatch):
+@pytest.fixture
+def interactive_sigint():
+    """Ctrl-C handled as in an interactive `mechsym run`: a shell's background job (`nohup pytest &`) inherits SIGINT
+    ignored, and a run rightly leaves an ignored signal ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_a_signal_while_a_run_is_stored_waits_until_it_is(results_dir, monkeypatch, interactive_sigint):
     real_save = store.save
 
     def save_with_ctrl_c(*a, **kw):
