@@ -28,10 +28,30 @@ def run(*args, flags=(), jdk=None, kernel=KERNEL):
 @pytest.mark.parametrize("layout", list(exp.LAYOUTS))
 def test_every_layout_runs_checks_and_reports_each_run(layout):
     df = run(f"--layout={layout}", *SMALL, TWO, flags=exp.LAYOUTS[layout][0])
-    assert set(df["metric"]) == {"duration", "ns_per_op", "throughput"}
+    assert set(df["metric"]) == {"duration", "ns_per_op", "throughput", "array_offset", "array_shares_line"}
     assert sorted(df["iteration"].unique()) == [0, 1, 2]
     assert list(df.drop_duplicates("iteration")["warmup"]) == [True, False, False]
-    assert (df["value"] > 0).all() and set(df["pinning"]) == {"thread"}
+    timed = df[df["metric"].isin(["duration", "ns_per_op", "throughput"])]
+    assert (timed["value"] > 0).all() and set(df["pinning"]) == {"thread"}
+
+
+def _placed(layout, offset):
+    df = run(f"--layout={layout}", "--threads=2", "--iterations=1000", "--runs=1", "--warmup-runs=0",
+             f"--array-offset={offset}")
+    get = lambda metric: int(df.loc[df["metric"] == metric, "value"].iloc[0])
+    return get("array_offset"), get("array_shares_line")
+
+
+def test_the_array_lands_where_asked_and_padding_after_the_value_can_share_its_line():
+    placed = {b: _placed("padded-atomic", b) for b in range(0, 64, 8)}
+    assert all(at == b for b, (at, _) in placed.items())
+    # padding after the value only: at some bytes counter 0 shares the array's line, at others not
+    assert {shares for _, shares in placed.values()} == {0, 1}
+
+
+@pytest.mark.parametrize("offset", [0, 24, 56])
+def test_padding_before_the_value_never_shares_the_arrays_line(offset):
+    assert _placed("inherited", offset) == (offset, 0)
 
 
 @pytest.mark.parametrize("protocol", ["post", "lab"])
@@ -56,6 +76,7 @@ def test_a_counter_short_stores_no_number(layout, protocol):
     (("--threads=0",), "--threads=0: out of range"),
     (("--iterations=2",), "--iterations=2: out of range"),
     (("--protocol=jmh",), "--protocol=jmh: allowed values are lab, post"),
+    (("--array-offset=12",), "--array-offset=12: allowed values are as-allocated, random, 0, 8"),
     (("--stride=8",), "--stride: unknown argument"),
 ])
 def test_bad_arguments_exit_2_with_one_line(args, message):

@@ -161,6 +161,20 @@ nb.table(exp.throughput_table(df))
 nb.table(exp.forks_table(df))
 
 # %% [markdown]
+# ### Where the array lands
+#
+# The padded layouts' times turn on the accident described under the layouts: whether counter 0 shares a line with
+# the `longs` array that both threads read on every write. The posts' listings leave it to the allocator: on the
+# 2-vCPU EPYC this lab was built on (JDK 17, 2 threads, 100 M writes each), the first post's padded listing took
+# 0.6 s in some JVMs and 1.5 s in others, and where its array started in its cache line (read with JOL) told which;
+# the kernel with its array at the same byte took 0.95-1.09x the listing's time. So every timed run here places the array
+# at a random byte of its line (a small filler allocated just before it, `--array-offset=random`) and records where
+# it landed: each fork samples the accident alike, and the runs split by it below (2 threads, both protocols):
+
+# %%
+nb.table(exp.array_line_table(df))
+
+# %% [markdown]
 # ### Placements
 #
 # Two threads on each placement (the lab's harness). On one CPU the threads take turns on one core's cache, so no

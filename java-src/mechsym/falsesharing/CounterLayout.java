@@ -6,7 +6,6 @@ import java.util.List;
 
 import org.openjdk.jol.info.ClassLayout;
 import org.openjdk.jol.info.FieldLayout;
-import org.openjdk.jol.vm.VM;
 import org.openjdk.jol.vm.VirtualMachine;
 
 import mechsym.common.Args;
@@ -69,8 +68,7 @@ public final class CounterLayout {
         final List<String> failures = new ArrayList<>();
         System.setOut(System.err);   // JOL may print warnings on stdout, which belongs to the CSV
         try {
-            quiet();
-            final VirtualMachine vm = VM.current();
+            final VirtualMachine vm = Placement.jol();
             final List<String> names = new ArrayList<>(which.equals("all") ? Layouts.NAMES : List.of(which));
             if (inject && !names.contains("unpadded")) {
                 names.add("unpadded");
@@ -122,7 +120,7 @@ public final class CounterLayout {
         csv.row(whole, 0, false, "instance_size", layout.instanceSize(), "bytes");
         final long[] at = new long[threads];
         for (int k = 0; k < threads; k++) {
-            at[k] = address(vm, name, counters, k, value);
+            at[k] = Placement.address(vm, name, counters, k, value);
         }
         long gap = Long.MAX_VALUE;
         boolean shared = false;
@@ -137,12 +135,7 @@ public final class CounterLayout {
         csv.row(placed, 0, false, "shares_line", shared ? 1 : 0, "bool");
         final Object refs = counters.references();
         if (refs != null) {
-            final long from = vm.addressOf(refs) / LINE;
-            final long to = (vm.addressOf(refs) + ClassLayout.parseInstance(refs).instanceSize() - 1) / LINE;
-            boolean withArray = false;
-            for (final long a : at) {
-                withArray |= a / LINE >= from && a / LINE <= to;
-            }
+            final boolean withArray = Placement.sharesArrayLine(vm, counters, name, threads);
             csv.row(placed, 0, false, "array_shares_line", withArray ? 1 : 0, "bool");
             text.append(String.format("%s: a counter in a line of the longs array (read by every thread): %s%n", name,
                                       withArray ? "yes" : "no"));
@@ -161,19 +154,4 @@ public final class CounterLayout {
         }
     }
 
-    /** The address of counter k as allocated: its holder's address plus the value's offset (array: its element). */
-    private static long address(final VirtualMachine vm, final String name, final Layouts.Counters counters,
-                                final int k, final long valueOffset) {
-        final Object holder = counters.holder(k);
-        if (name.equals("array-stride")) {
-            return vm.addressOf(holder) + vm.arrayBaseOffset("long") + (long) (k + 1) * Layouts.STRIDE * Long.BYTES;
-        }
-        return vm.addressOf(holder) + valueOffset;
-    }
-
-    /** Skips JOL's Serviceability-Agent and self-attach attempts (slow, and not needed for offsets or addresses). */
-    private static void quiet() {
-        System.setProperty("jol.skipHotspotSAAttach", System.getProperty("jol.skipHotspotSAAttach", "true"));
-        System.setProperty("jol.skipDynamicAttach", System.getProperty("jol.skipDynamicAttach", "true"));
-    }
 }

@@ -24,7 +24,9 @@ import mechsym.common.Threads;
  * {@code long i = N + 1; while (0 != --i) longs[k].value = i;}. Layouts ({@code --layout}, see
  * {@link Layouts}): {@code unpadded}, {@code padded-longs} (the first post), {@code padded-atomic} (the second
  * post), {@code inherited} (JCTools-style class chain), {@code contended} (needs {@code -XX:-RestrictContended}),
- * {@code array-stride} (one long[], counters a line apart). ns/op = duration / N, each thread's time per write;
+ * {@code array-stride} (one long[], counters a line apart). {@code --array-offset} places the {@code longs} array in
+ * its cache line ({@link Placement}: counter 0 follows the array, and shares its last line or not by where the array
+ * starts); each run records where it landed ({@code array_offset}, {@code array_shares_line}). ns/op = duration / N, each thread's time per write;
  * throughput = threads x N / duration, writes per second over all threads.
  *
  * <p>Protocols ({@code --protocol}):
@@ -68,7 +70,7 @@ public final class FalseSharing {
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
         return new String[] {"protocol=lab", "layout=unpadded", "threads=4", "iterations=50000000", "runs=5",
-                             "warmup-runs=1", "pin="};
+                             "warmup-runs=1", "pin=", "array-offset=" + Placement.AS_ALLOCATED};
     }
 
     public static String[] layouts() {
@@ -89,17 +91,24 @@ public final class FalseSharing {
         final int warmupRuns = args.intValue("warmup-runs", post ? 0 : 1, 0, 1_000_000);
         final int[] pin = args.cpuList("pin");
         final boolean inject = args.choice("inject", "none", INJECTS).equals("short");
+        final String offset = args.choice("array-offset", Placement.AS_ALLOCATED, Placement.CHOICES);
         args.finish();
         Affinity.checkPin("pin", pin, threads, "one per thread");
 
         final Layouts.Counters counters = Layouts.create(layout);
+        final Placement placement = Placement.of(offset);
         final Csv csv = new Csv("pinning");
         final List<String> extra = List.of(Affinity.pinning(pin));
         for (int r = 0; r < warmupRuns + runs; r++) {
-            final long duration = measure(counters, threads, iterations, pin, inject && r == 0);
+            final long duration = measure(counters, placement, threads, iterations, pin, inject && r == 0);
             check(counters, threads, r);
             final boolean warmup = r < warmupRuns;
             csv.row(extra, r, warmup, "duration", duration, "ns");
+            if (placement.recorded()) {
+                csv.row(extra, r, warmup, "array_offset", placement.arrayOffset(counters), "bytes");
+                csv.row(extra, r, warmup, "array_shares_line", placement.sharesArrayLine(counters, layout, threads),
+                        "bool");
+            }
             csv.row(extra, r, warmup, "ns_per_op", (double) duration / iterations, "ns/op");
             csv.row(extra, r, warmup, "throughput", threads * (double) iterations * 1e9 / duration, "ops/s");
         }
@@ -107,12 +116,13 @@ public final class FalseSharing {
     }
 
     /**
-     * One run: fresh counters, {@code threads} fresh threads (each pinned to its CPU first, when asked), the
+     * One run: fresh counters (placed as {@code --array-offset} asks), {@code threads} fresh threads (each pinned to its CPU first, when asked), the
      * clock from opening their start gate to the last join. Returns the duration in ns.
      */
-    static long measure(final Layouts.Counters counters, final int threads, final long iterations, final int[] pin,
-                        final boolean injectShort) throws InterruptedException {
-        counters.allocate(threads);
+    static long measure(final Layouts.Counters counters, final Placement placement, final int threads,
+                        final long iterations, final int[] pin, final boolean injectShort)
+            throws InterruptedException {
+        placement.allocate(counters, threads);
         final CountDownLatch ready = new CountDownLatch(threads);
         final CountDownLatch go = new CountDownLatch(1);
         final FirstFailure failure = new FirstFailure();

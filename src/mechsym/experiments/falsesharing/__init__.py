@@ -9,7 +9,8 @@ allocated as the kernel allocates them, the smallest gap between two threads' co
 The sweep (sweep.py): per JDK, JOL's layouts in fresh JVMs; layout x threads 1..4 (full: 1..max(4, 2 x CPUs)),
 one thread per core (cross-core, round robin), the lab's harness; the posts' three listings at 1 and 2 threads
 with the post's protocol (one cold run per JVM, unpinned, as the posts ran); 2 threads on the other placements
-(same-cpu, smt, unpinned); L1D misses per write under `perf stat` where the machine can count them, else those
+(same-cpu, smt, unpinned); every timed run places the threads' `longs` array at a random byte of its cache line
+and records where, and whether a counter shares the array's line (array_line_table); L1D misses per write under `perf stat` where the machine can count them, else those
 cells are stored as unavailable with perf's own words. Verdicts (claims.py) per JDK under both protocols; tables
 and figures split per machine.
 """
@@ -19,11 +20,11 @@ from .figures import plot_layout_gaps, plot_scaling
 from .rows import LAB, POST, PROTOCOLS, forks, layout_rows, rows
 from .sweep import (LAYOUTS, NAME, NOTEBOOKS, PLACEMENTS, PRESETS, REF_1, REF_2, TITLE, cell_for, cells,
                     layouts_table, parse_perf, perf_probe, pin_for, placements_table, thread_counts)
-from .tables import (forks_table, l1d_table, layout_table, offsets, placement_table, reference_table,
+from .tables import (array_line_table, forks_table, l1d_table, layout_table, offsets, placement_table, reference_table,
                      scaling_table, throughput_table)
 
 __all__ = [
-    "CLAIM", "CLAIMS", "LAB", "LAYOUTS", "NAME", "NOTEBOOKS", "PLACEMENTS", "POST", "PRESETS", "PROTOCOLS", "REF_1",
+    "CLAIM", "CLAIMS", "array_line_table", "LAB", "LAYOUTS", "NAME", "NOTEBOOKS", "PLACEMENTS", "POST", "PRESETS", "PROTOCOLS", "REF_1",
     "REF_2", "TITLE", "cell_for", "cells", "forks", "forks_table", "l1d_table", "layout_rows", "layout_table",
     "layouts_table", "offsets", "parse_perf", "perf_probe", "pin_for", "placement_table", "placements_table",
     "plot_layout_gaps", "plot_scaling", "reference_table", "rows", "scaling_table", "thread_counts",

@@ -52,6 +52,10 @@ LAB_PLACEMENT = "cross-core"
 PLACEMENT_THREADS = 2
 PLACEMENT_LAYOUTS = ["unpadded", "padded-atomic"]
 L1D_EVENT = "L1-dcache-load-misses"
+# Where each run places the threads' `longs` array in its cache line (FalseSharing --array-offset): a fresh random
+# byte per run. Counter 0 follows the array; whether it shares the array's last line (read by every thread on every
+# write) is an accident of allocation that decides the padded layouts' times, so every fork samples it alike.
+ARRAY_OFFSET = "random"
 
 PRESETS = {
     "smoke": {"iterations": 200_000, "runs": 2, "warmup_runs": 1, "forks": 1, "extra_forks": 1, "layout_forks": 1,
@@ -105,7 +109,7 @@ def cell_for(layout: str, threads: int, placement: str, preset: str, topo: Topol
     post = protocol == "post"
     params = {"protocol": protocol, "layout": layout, "threads": threads, "iterations": p["iterations"],
               "runs": 1 if post else p["runs"], "warmup-runs": 0 if post else p["warmup_runs"],
-              "pin": ",".join(map(str, cpus or []))}
+              "pin": ",".join(map(str, cpus or [])), "array-offset": ARRAY_OFFSET}
     labels = {"kind": "time", "placement": placement, "machine_cpus": topo.logical}
     default = p["forks"] if threads in JUDGED_THREADS else p["extra_forks"]
     return Cell(variant=layout, kernel=KERNEL, params=params, labels=labels, flags=LAYOUTS[layout][0], jdk=jdk,

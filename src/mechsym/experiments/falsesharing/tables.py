@@ -10,7 +10,7 @@ import pandas as pd
 from ... import analysis
 from ...analysis import fmt_ns, fmt_rate, fmt_ratio
 from ...verdicts import estimate
-from .rows import ORDERS, PROTOCOLS, forks, layout_rows, rows
+from .rows import ORDERS, PLACEMENT_OF, PROTOCOLS, forks, layout_rows, rows
 from .sweep import LAB_PLACEMENT, LAYOUTS, PLACEMENT_THREADS, PLACEMENTS
 
 
@@ -117,6 +117,30 @@ def forks_table(df: pd.DataFrame, threads: int = 2) -> pd.DataFrame:
                             "every fork, sorted": ", ".join(fmt_ns(v) for v in np.sort(vals))})
     if not out:
         return pd.DataFrame()
+    return analysis.sort_by(pd.DataFrame(out), ORDERS).set_index(["runtime", "layout", "protocol"])
+
+
+@analysis.by_machine
+def array_line_table(df: pd.DataFrame, threads: int = 2) -> pd.DataFrame:
+    """Each run at `threads`, split by where the kernel placed the `longs` array (random byte of a line per run):
+    with a counter on the array's line, which every thread reads on every write, or not. Median and count of runs
+    per protocol and layout."""
+    m = rows(df, ["duration", "array_shares_line"])
+    m = m[m["threads"] == threads] if len(m) else m
+    if m.empty or not (m["metric"] == "array_shares_line").any():
+        return pd.DataFrame()
+    key = ["runtime", "protocol", "variant", "placement", "fork", "iteration"]
+    t = m.pivot_table(index=key, columns="metric", values="value", aggfunc="first").dropna().reset_index()
+    t = t[t["placement"] == t["protocol"].map(PLACEMENT_OF)]
+    out = []
+    for (rt, protocol, layout), g in t.groupby(["runtime", "protocol", "variant"], sort=False):
+        row = {"runtime": rt, "protocol": protocol, "layout": layout}
+        for shared, label in ((1, "a counter on the array's line"), (0, "no counter on it")):
+            d = g.loc[g["array_shares_line"] == shared, "duration"]
+            row[label] = f"{fmt_ns(d.median())} ({len(d)} runs)" if len(d) else "(no run)"
+        on, off = (g.loc[g["array_shares_line"] == s, "duration"].median() for s in (1, 0))
+        row["on / off"] = fmt_ratio(on / off) if pd.notna(on) and pd.notna(off) else ""
+        out.append(row)
     return analysis.sort_by(pd.DataFrame(out), ORDERS).set_index(["runtime", "layout", "protocol"])
 
 
