@@ -320,7 +320,7 @@ def test_stale_scratch_of_dead_runs_is_removed_and_live_ones_kept(tmp_path, caps
     live.mkdir()
     other = tmp_path / f"seqio-{dead.pid}-notours"  # not a run directory's name: never touched
     other.mkdir()
-    with scratch.scratch_dir(tmp_path) as d:
+    with scratch.scratch_dir("seqio", tmp_path) as d:
         assert d.is_dir()
         assert not stale.exists() and live.exists() and other.exists()
     assert not d.exists()
@@ -396,7 +396,7 @@ def test_scratch_directory_that_cannot_be_made_is_one_line(tmp_path, monkeypatch
         raise OSError(errno.EROFS, "Read-only file system", str(self))
     monkeypatch.setattr(Path, "mkdir", read_only)
     with pytest.raises(MechsymError, match=r"cannot create the run's scratch directory .*Read-only file system"):
-        with scratch.scratch_dir(tmp_path / "new"):
+        with scratch.scratch_dir("seqio", tmp_path / "new"):
             pass
 
 

@@ -81,7 +81,7 @@ def test_cli_refuses_in_one_line_and_writes_nothing(scratch, results_dir):
 
 def test_scratch_dir_is_removed_on_an_exception(scratch):
     with pytest.raises(RuntimeError):
-        with seqio.scratch_dir() as d:
+        with seqio.scratch_dir("seqio") as d:
             (d / "seqio.dat").write_bytes(b"x" * 4096)
             raise RuntimeError("boom")
     assert not scratch.exists()  # created by us, empty afterwards: removed too
@@ -90,7 +90,7 @@ def test_scratch_dir_is_removed_on_an_exception(scratch):
 def test_scratch_dir_keeps_a_base_that_was_there(scratch):
     scratch.mkdir()
     (scratch / "other").write_text("not ours")
-    with seqio.scratch_dir() as d:
+    with seqio.scratch_dir("seqio") as d:
         assert d.parent == scratch
     assert (scratch / "other").read_text() == "not ours" and len(list(scratch.iterdir())) == 1
 

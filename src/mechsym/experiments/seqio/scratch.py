@@ -1,11 +1,6 @@
-"""The scratch file and the page cache: where the file lives, whether it fits, how it is made and evicted.
+"""The scratch file and the page cache: how big the files are, how they are made and evicted.
 
-The scratch file lives in $MECHSYM_SCRATCH (default <repo>/scratch-io), in a subdirectory of its own
-(seqio-<pid>-<hex>) that is removed at the end of a run whatever happens (the run loop turns SIGTERM into the
-same KeyboardInterrupt as Ctrl-C); nothing is written anywhere else. The subdirectories of runs whose process is
-gone (killed outright: SIGKILL, a power cut) are removed when the next run starts. A run refuses to start, with
-one line, when $MECHSYM_SCRATCH is a file, is on a read-only file system, or has less free space than its files
-plus a margin (or no free inodes).
+Where they live, the room check and the run's own directory (seqio-<pid>-<hex>) are the shared mechsym.scratch.
 """
 
 from __future__ import annotations
@@ -23,11 +18,12 @@ import sys
 import time
 from pathlib import Path
 
-from ... import MechsymError, repo_root, store
+from ... import MechsymError, store
+from ...scratch import (SCRATCH_ENV, check_apart, check_space, clean_stale, filesystem, margin,  # noqa: F401
+                        remove_stale, scratch_base, scratch_dir)
 
 PAGE = 4096
 SIZE_ENV = "MECHSYM_SEQIO_SIZE"     # the "does not fit" file's size, e.g. 30G; larger than RAM = a real file
-SCRATCH_ENV = "MECHSYM_SCRATCH"
 
 
 def parse_size(text: str) -> int:
@@ -46,134 +42,6 @@ def parse_size(text: str) -> int:
 
 def ram_bytes() -> int:
     return store._mem_bytes()
-
-
-def scratch_base() -> Path:
-    """$MECHSYM_SCRATCH, or <repo>/scratch-io (the same file system as data/)."""
-    env = os.environ.get(SCRATCH_ENV)
-    return Path(env).expanduser().resolve() if env else (repo_root() / "scratch-io").resolve()
-
-
-def margin(size: int) -> int:
-    return max(1 << 30, size // 10)
-
-
-MIN_INODES = 8  # the run's directory, its data files and dd's sources
-
-
-def check_apart(base: Path, results: Path) -> None:
-    """Scratch files never go into the results store (a killed run would leave gigabytes among the runs)."""
-    b, r = base.resolve(), results.resolve()
-    if b == r or r in b.parents:
-        raise MechsymError(f"{SCRATCH_ENV}={base}: inside the results directory {results}; set {SCRATCH_ENV} to a "
-                           "directory outside it")
-
-
-def check_space(base: Path, size: int) -> None:
-    """One line and no run when the scratch directory cannot take `size` bytes of files: a file where it belongs,
-    a read-only file system, too little room for them plus a margin, or no free inodes."""
-    probe = base if base.exists() else base.parent
-    if not probe.exists():
-        raise MechsymError(f"{SCRATCH_ENV}={base}: neither it nor its parent directory exists")
-    if not probe.is_dir():
-        raise MechsymError(f"{SCRATCH_ENV}={base}: {probe} is a file, not a directory; set {SCRATCH_ENV} to a "
-                           "directory on a writable disk")
-    try:
-        st = os.statvfs(probe)
-    except OSError as e:
-        raise MechsymError(f"{SCRATCH_ENV}={base}: cannot read its file system ({e.strerror or e})") from e
-    if getattr(st, "f_flag", 0) & os.ST_RDONLY:
-        raise MechsymError(f"{SCRATCH_ENV}={base}: {probe} is on a read-only file system; set {SCRATCH_ENV} to a "
-                           "directory on a writable disk")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise MechsymError(f"{SCRATCH_ENV}={base}: {probe} is not writable by this user; set {SCRATCH_ENV} to a "
-                           "directory you can write")
-    if st.f_files and st.f_favail < MIN_INODES:
-        raise MechsymError(f"{SCRATCH_ENV}={base}: its file system has {st.f_favail} free inodes, the scratch files "
-                           f"need {MIN_INODES}; free some or set {SCRATCH_ENV} elsewhere")
-    free = st.f_bavail * st.f_frsize
-    need = size + margin(size)
-    if free < need:
-        raise MechsymError(f"not enough free space in {probe}: {free / 1e9:.1f} GB free, the {size / 1e9:.2f} GB of "
-                           f"scratch files need {need / 1e9:.1f} GB with the margin; free space or set {SCRATCH_ENV} "
-                           f"elsewhere")
-
-
-RUN_DIR = re.compile(r"^seqio-([0-9]+)-[0-9a-f]{6}$")
-
-
-def clean_stale(base: Path) -> list[Path]:
-    """Remove the run directories (seqio-<pid>-<hex>) of processes that are gone; returns what was removed."""
-    removed = []
-    try:
-        entries = list(base.iterdir()) if base.is_dir() else []
-    except OSError:
-        return removed
-    for d in entries:
-        m = RUN_DIR.match(d.name)
-        if not m or d.is_symlink() or not d.is_dir() or int(m.group(1)) == os.getpid():
-            continue
-        try:
-            os.kill(int(m.group(1)), 0)
-            continue  # that run is still going
-        except ProcessLookupError:
-            pass
-        except (PermissionError, OverflowError, OSError):
-            continue  # another user's live process, or a pid that cannot be asked about: left alone
-        shutil.rmtree(d, ignore_errors=True)
-        if not d.exists():
-            removed.append(d)
-    return removed
-
-
-def remove_stale(base: Path) -> None:
-    """clean_stale, saying what it removed (one line each)."""
-    for d in clean_stale(base):
-        print(f"mechsym: removed {d}: scratch of a run that was killed (process {d.name.split('-')[1]} is gone)",
-              file=sys.stderr)
-
-
-@contextlib.contextmanager
-def scratch_dir(base: Path | None = None):
-    """A fresh subdirectory of the scratch base, removed at the end whatever happens (the base too, when this
-    created it and it is empty). Scratch left by runs whose process is gone is removed first (one line each)."""
-    base = base or scratch_base()
-    created_base = not base.exists()
-    remove_stale(base)
-    d = base / f"seqio-{os.getpid()}-{secrets.token_hex(3)}"
-    try:
-        base.mkdir(parents=True, exist_ok=True)
-        d.mkdir()
-    except OSError as e:
-        if created_base:
-            with contextlib.suppress(OSError):
-                base.rmdir()
-        raise MechsymError(f"{SCRATCH_ENV}={base}: cannot create the run's scratch directory {d.name} "
-                           f"({e.strerror or e}); set {SCRATCH_ENV} to a writable directory") from e
-    try:
-        yield d
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
-        if created_base:
-            with contextlib.suppress(OSError):
-                base.rmdir()  # only when empty
-
-
-def filesystem(path: Path) -> dict:
-    """Device, type, mount point and whether it is rotational, for the run's metadata."""
-    probe = path if path.exists() else path.parent
-    info: dict = {}
-    try:
-        r = subprocess.run(["df", "-PT", str(probe)], capture_output=True, text=True, timeout=10)
-        parts = r.stdout.splitlines()[-1].split()
-        info.update(device=parts[0], fstype=parts[1], mount=parts[-1])
-        dev = Path(parts[0]).name
-        rot = Path(f"/sys/block/{re.sub(r'[0-9]+$', '', dev) if not dev.startswith('nvme') else dev}/queue/rotational")
-        if rot.exists():
-            info["rotational"] = rot.read_text().strip() == "1"
-    except (OSError, IndexError, subprocess.TimeoutExpired):
-        pass
-    return info
 
 
 def preallocate(path: Path, size: int) -> None:

@@ -191,7 +191,7 @@ def session(cells: list[Cell], meta: dict):
         "dd": dd_version(),
         "eviction": "os.fdatasync + os.posix_fadvise(POSIX_FADV_DONTNEED) before every phase; residency by mincore(2)",
     })
-    with scratch.scratch_dir(base) as d:
+    with scratch.scratch_dir("seqio", base) as d:
         yield Workspace(d)
 
 
