@@ -1,0 +1,128 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 12 · Processor Affinity - Part 1 (2011-07-19), re-run
+#
+# Martin Thompson, [*Processor Affinity - Part 1*](http://mechanical-sympathy.blogspot.com/2011/07/processor-affinity-part-1.html),
+# Mechanical Sympathy blog, 19 July 2011 (copy in `shared/posts/2011-07-19-processor-affinity-part-1.md`).
+#
+# Two JVMs exchange IP multicast over a dummy interface: a sender (20 million messages) and a receiver, each
+# printing the messages it handled every second. Run unpinned, then each JVM under `taskset` on its own CPU. The
+# post charts one typical run (Figure 1, an image with no numbers in its text) and sums it up: unpinned, "a step
+# function of unpredictable performance"; pinned, "consistent throughput with no step pattern and always the
+# greatest throughput".
+#
+# Here (`mechsym.affinity.MulticastRate`) each pair runs in a network namespace of its own (`unshare -n`, as root):
+# loopback with multicast on and a 224.0.0.0/4 route, group 239.255.17.1, TTL 0, so nothing leaves it. Where the
+# machine cannot make such a namespace (not root, no `unshare` or `ip`) the cells say why and nothing is measured.
+# UDP may drop: lost and reordered datagrams are counted and shown, not hidden.
+
+# %% tags=["parameters"]
+PRESET = "stored"   # "stored": render the committed results; "smoke" | "standard" | "full": run the sweep here now
+MACHINE = None      # None: this machine (or the newest stored); a machine id; or "all"
+
+# %%
+from mechsym import nb, plots, reference, verdicts
+from mechsym.experiments import affinity as exp
+
+plots.style()
+NB = exp.NOTEBOOK
+
+# %%
+nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+
+# %% [markdown]
+# ## The original results
+#
+# Transcribed into `data/reference/2011-07-19-processor-affinity-part-1.csv`: the post's command lines; its one
+# figure has no numbers in the text, so there is nothing to compare a number with, only the shape.
+
+# %%
+ref = reference.load(exp.REFERENCE)
+nb.table(exp.reference_table(ref))
+
+# %% [markdown]
+# ## Measured here
+#
+# Each fork is one pair of fresh JVMs: the receiver starts and joins the group, then the sender sends; pinned,
+# the receiver runs under `taskset -c` on one CPU and the sender on another core (the post's `taskset -c 2` and
+# `taskset -c 4`); unpinned, the scheduler decides.
+
+# %%
+df = nb.results(exp.NAME, PRESET, MACHINE)
+nb.whose(df, exp.NAME)
+
+# %%
+nb.table(nb.machine_table(df, exp.NAME))
+
+# %%
+nb.table(nb.unavailable(df))
+
+# %% [markdown]
+# The post's Figure 1, re-drawn from this machine's runs: messages received each second, every fork a line.
+
+# %%
+exp.plot_seconds(df);
+
+# %% [markdown]
+# Per placement: the receiver's median rate per fork, and how much a run's seconds spread around their mean (the
+# post's "step function"), under the post's protocol (every full second) and the lab's (without the first, when
+# the JVMs were still compiling):
+
+# %%
+nb.table(exp.rate_table(df))
+
+# %% [markdown]
+# Every second of every fork, as numbers:
+
+# %%
+nb.table(exp.seconds_table(df))
+
+# %% [markdown]
+# Sent, received, lost and reordered datagrams, summed over forks. UDP on loopback drops when the receiver's
+# socket buffer is full; a receiver that got nothing fails its run.
+
+# %%
+nb.table(exp.loss_table(df))
+
+# %% [markdown]
+# ## Verdicts
+#
+# Pinned against unpinned, one number per fork (pair of JVMs) with a 95% bootstrap interval over forks: *holds*
+# or *does not hold* only when the whole interval is on one side of the threshold (see *read as* above).
+
+# %%
+nb.verdict_table(exp, df, NB)
+
+# %% [markdown]
+# ## What changed since 2011
+#
+# - **A namespace instead of a dummy interface.** `modprobe dummy` needs the host's kernel modules; a private
+#   network namespace gives the same isolation (no physical network, no other traffic) and disappears with the
+#   run.
+# - **Two vCPUs.** The post pinned to CPUs 2 and 4 of a machine with more cores than the two JVMs' threads. Here
+#   the machine has two vCPUs for two JVMs, their JIT and GC threads, and the kernel's softirq work for loopback:
+#   pinned, each JVM has one CPU to itself and its helpers; unpinned, the scheduler moves everything across both.
+#   A virtual machine's vCPUs are themselves scheduled by the host, which no `taskset` inside the guest controls.
+# - **Schedulers.** Linux's CFS (2.6.23, 2007) was young in 2011; the EEVDF scheduler replaced it in 6.6 (2023).
+#   Both try to keep a thread on the CPU whose caches it warmed; the post's point is that trying is not pinning.
+#
+# ## Recap
+
+# %%
+nb.recap(exp, df, NB)
+
+# %% [markdown]
+# The lesson: where the machine gives each JVM a CPU of its own, pinning buys a steadier and usually higher rate;
+# on a two-vCPU guest shared with a hypervisor, read the forks' lines and their spread, not one run.

@@ -1,0 +1,194 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 13 · A Java Ping Buffet (2013-07-01), re-run
+#
+# Nitsan Wakart, [*A Java Ping Buffet*](http://psy-lob-saw.blogspot.com/2013/07/java-ping-buffet.html),
+# Psychosomatic, Lobotomy, Saw, 1 July 2013 (copy in
+# `shared/posts/2013-07-01-java-ping-buffet-and-2013-04-07-135m-messages-ipc.md`, first post).
+#
+# A client and a server, each in its own JVM, on one machine: the client sends a no-op message, the server echoes it,
+# and the client times the round trip with `System.nanoTime()`. The same ping over several transports (TCP busy spin
+# on non-blocking sockets, spin on `selectNow`, blocking on `select`, blocking sockets; UDP busy spin; IPC through a
+# memory-mapped file) gives a baseline: no framework can answer faster than the bare transport it stands on. The
+# post's tool prints, per batch of pings, the percentiles Min, 50%, 90%, 99%, 99.9%, 99.99%, Max, and on purpose no
+# average: *"Average latency is not latency."* It also times an empty loop (`ErrPingClient`) to show what the timer
+# itself adds.
+#
+# The claims under test, with the post's sentence each comes from and how its words are read here:
+
+# %% tags=["parameters"]
+PRESET = "stored"   # "stored": render the committed results; "smoke" | "standard" | "full": run the sweep here now
+MACHINE = None      # None: this machine (or the newest stored); a machine id; or "all"
+
+# %%
+from mechsym import nb, plots, reference, verdicts
+from mechsym.experiments import pingbuffet as exp
+
+plots.style()
+NB = "13-ping-buffet"
+
+# %%
+nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+
+# %% [markdown]
+# ## The original results
+#
+# Transcribed into `data/reference/2013-07-01-java-ping-buffet-and-2013-04-07-135m-messages-ipc.csv`. The summary
+# ("a sample of the results ... all runs are pinned using taskset, all on default settings, all numbers are in
+# nanoseconds"; the hardware is "semi-respectable", not named) and the timer's own row:
+
+# %%
+ref = reference.load(exp.REF)
+nb.table(exp.reference_table(ref).reset_index())
+
+# %% [markdown]
+# And the TCP busy-spin output the post shows first, one row per batch of pings (the post's tool times 100,000 pings
+# a row and prints every row): the first row's 99.99% and max are the JVM warming up; later rows have an occasional
+# millisecond stall in the max only.
+
+# %%
+nb.table(exp.reference_sample(ref).reset_index())
+
+# %% [markdown]
+# ## How it is measured here
+#
+# `mechsym.ping.PingBuffet`, written from the post's description (the post has no listing): the client JVM starts
+# the server JVM (same `java`, class path and options) and waits for its `ready port=N` line; the server binds an
+# ephemeral port on loopback (or maps the IPC file under `$MECHSYM_SCRATCH`). Each ping is a 32-byte message (the
+# tool's default size) carrying its sequence number; the client checks every echo after the timed run, and a
+# wrong echo fails the run with no number. The post's knobs are variants: `-Dyield=true` (`tcp-spin-yield`,
+# `ipc-spin-yield`: `Thread.yield()` on every empty spin) and `-DwaitNanos=1000` (`tcp-spin-wait`: 1 µs between
+# pings). Each JVM pins its own thread (client, server) to one CPU; a placement this machine lacks is named:
+
+# %%
+nb.table(exp.placements_table())
+
+# %% [markdown]
+# Two protocols. *post*: the kernel keeps every round trip of a run in an array, sorts it and reads the percentile
+# at index `(int)(N * p)`, as the post's tool did (it chose raw data over a histogram); one warm-up run, then the
+# run that is read. *lab*: each run recorded in an HdrHistogram (3 significant digits), a warm-up run, then several
+# measured runs per JVM and their median. Either way, one number per fork (fresh pair of JVMs), and a 95% interval
+# over forks.
+
+# %%
+df = nb.results(exp.NAME, PRESET, MACHINE)
+nb.whose(df, exp.NAME)
+
+# %% [markdown]
+# ### The machine and JDK of the runs shown
+
+# %%
+nb.table(nb.machine_table(df, exp.NAME))
+
+# %% [markdown]
+# Cells this machine could not run, with the reason (none, when the table is empty):
+
+# %%
+nb.table(nb.unavailable(df))
+
+# %% [markdown]
+# ## This machine beside the post
+#
+# Per transport, pinned cross-core: the post's median and 99.9% beside this machine's median per fork (with its
+# interval, both protocols) and 99.9%. *now / then* is a then-vs-now figure, not a fidelity ratio: the post's code
+# is not here to run on this machine, and its hardware was a 2013 server, not a shared virtual machine.
+
+# %%
+nb.table(exp.beside(df, ref).reset_index())
+
+# %% [markdown]
+# The whole spectrum, HdrHistogram's way: round-trip time against percentile on a 1/(1-p) axis (50% at 2, 99.9% at
+# 1,000, max at the end), the sockets in one panel, shared memory and the timer in the other. Solid lines: this
+# machine (the lab's runs, median per percentile; max the largest seen); dashed: the post's rows, same colour per
+# transport. Where a solid line leaves its dashed twin at 99% or 99.9%, that is the tail a shared machine adds.
+
+# %%
+exp.plot_spectrum(df, ref);
+
+# %% [markdown]
+# Every measured run's median round trip, per transport and placement (dots are runs, bars medians; log scale). On
+# one CPU the two JVMs take turns: a busy spin would hold the CPU for a whole time slice, so only the yielding and
+# blocking variants run there.
+
+# %%
+exp.plot_medians(df);
+
+# %% [markdown]
+# The post's columns per variant and placement (lab's runs: median over runs; max the largest seen), with the mean
+# the post refused to print:
+
+# %%
+nb.table(exp.percentiles(df).reset_index())
+
+# %% [markdown]
+# The same columns read the post's way (the kernel's post protocol: raw round trips, sorted):
+
+# %%
+nb.table(exp.percentiles(df, protocol="post").reset_index())
+
+# %% [markdown]
+# ### Average latency is not latency
+#
+# The mean beside the median and the 99.9th percentile, pinned: the mean sits wherever the tail pulls it, above
+# the typical ping and far below the slow ones, and describes neither.
+
+# %%
+nb.table(exp.mean_table(df).reset_index())
+
+# %% [markdown]
+# ### Forks side by side
+#
+# Every fork's median round trip under both protocols, sorted, and the median over forks with its 95% interval:
+
+# %%
+nb.table(exp.forks_table(df).reset_index())
+
+# %% [markdown]
+# ## Verdicts
+#
+# Pinned cross-core, first under the post's protocol, then the lab's: the statistic from the forks' medians, with a
+# 95% bootstrap interval over forks. *holds* or *does not hold* only when the whole interval is on one side of the
+# threshold; otherwise *inconclusive*.
+
+# %%
+nb.verdict_table(exp, df, NB)
+
+# %% [markdown]
+# ## What changed since 2013
+#
+# - **The machine.** The post ran on bare metal; this lab runs on whatever renders it, often a virtual machine
+#   with two vCPUs shared with other work. Loopback is still a trip through the kernel's network stack and two
+#   system calls per side; on a virtual machine each wake-up of a blocked thread can also wait for the hypervisor,
+#   which is why the blocking variants (`select`, blocking sockets) fall furthest behind the spinning ones.
+# - **The timer.** `System.nanoTime()` reads the TSC through the vDSO when the kernel's clock source is `tsc`;
+#   under some hypervisors it is `kvm-clock` or worse (`xen`, `hpet`), and an empty timed loop then costs more than
+#   the post's 50 ns. The timer row above is this machine's floor for every other number.
+# - **The JDK.** NIO's selector and socket implementations were rewritten (JDK 11-13: `SocketImpl`, the NIO-based
+#   `Socket`), and a `VarHandle` now gives the IPC ping its release/acquire accesses without `Unsafe`; the shape of
+#   the buffet (spin < selectNow < blocking) should not depend on either.
+# - **The tail.** A shared machine's 99.9% and max carry other tenants' work: read the forks and the spectrum, not a
+#   single row.
+#
+# ## Recap
+#
+# What held and what did not, computed from the verdicts above:
+
+# %%
+nb.recap(exp, df, NB)
+
+# %% [markdown]
+# The lessons: measure the bare transport before judging a framework; spinning buys latency with a whole CPU per
+# side, which a two-CPU machine can barely afford; IPC through shared memory is still one to two orders of magnitude
+# faster than a loopback socket; and an average round trip hides exactly the pings an SLA is about.

@@ -1,0 +1,59 @@
+"""Tables: the post's numbers (none but its command line), per-fork rates and spreads, losses.
+
+Every function that reads results is split per machine (analysis.by_machine)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ... import analysis
+from ...analysis import fmt_rate
+from .rows import PROTOCOLS, fork_values, rates, totals
+from .sweep import PLACEMENTS
+
+
+def reference_table(ref: pd.DataFrame) -> pd.DataFrame:
+    """What the post gives: its command lines and the note that its figure has no numbers."""
+    return ref[["table", "metric", "value", "unit", "note"]].fillna("")
+
+
+@analysis.by_machine
+def rate_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Per placement and protocol: the receiver's median messages/s over forks, the forks' range, and the median
+    within-run spread of the per-second rates."""
+    out = []
+    for pl in PLACEMENTS:
+        for p in PROTOCOLS:
+            r, cv = fork_values(df, p, placement=pl), fork_values(df, p, "cv", placement=pl)
+            if len(r) == 0:
+                continue
+            out.append({"placement": pl, "protocol": p.name, "forks": len(r),
+                        "receiver msg/s (median of forks)": fmt_rate(np.median(r), "msg/s"),
+                        "forks' range": f"{fmt_rate(r.min(), 'msg/s')} .. {fmt_rate(r.max(), 'msg/s')}",
+                        "per-second spread (CV, median)": f"{np.median(cv) * 100:.1f}%" if len(cv) else ""})
+    for pl, why in analysis.unavailable_reasons(df, "placement").items():
+        out.append({"placement": pl, "protocol": "", "forks": 0, "receiver msg/s (median of forks)":
+                    f"not measured: {why}"})
+    return pd.DataFrame(out)
+
+
+@analysis.by_machine
+def loss_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Per placement: messages sent and received, lost and reordered, summed over forks (UDP may drop)."""
+    t = totals(df)
+    if t.empty:
+        return t
+    s = t.groupby("placement").sum()
+    s["lost %"] = (s.get("receiver lost", 0) / s.get("sender total", np.nan) * 100).round(3)
+    return s.reindex(analysis.ordered(s.index, PLACEMENTS)).reset_index()
+
+
+@analysis.by_machine
+def seconds_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Every fork's per-second receiver rates, one row per fork (the post's figure as numbers)."""
+    m = rates(df)
+    if m.empty:
+        return pd.DataFrame()
+    t = m.pivot_table(index=["placement", "fork"], columns="iteration", values="value", aggfunc="first")
+    return t.map(lambda v: fmt_rate(v, "").strip()).rename(columns=lambda s: f"s{s + 1}").reset_index()

@@ -1,0 +1,22 @@
+"""Let the caller choose: String.split against a split into a caller-supplied, reused collection (notebook 16).
+
+Post: "Let The Caller Choose" (2011-07-16), Martin Thompson; it prints no benchmark. Kernel:
+mechsym.callerchoose.SplitCost (String.split, or a split into a reused ArrayList or HashSet; ns per call, bytes
+allocated per call, collections and GC time per run, the young generation's size).
+
+The sweep (sweep.py): every method x input size (10 words, 1,000, 4 M: a result array larger than the young
+generation of -Xmn8m) x collector (G1, Parallel), the first JDK. Verdicts (claims.py) per collector under both
+protocols, per fork with 95% intervals; tables.py and figures.py hold what the notebook shows, split per machine.
+"""
+
+from .claims import CLAIM, CLAIMS, verdicts
+from .figures import plot_methods
+from .rows import LAB, POST, PROTOCOLS, forks, rows
+from .sweep import COLLECTORS, METHODS, NAME, NOTEBOOKS, PRESETS, REF, SIZES, TITLE, cell_for, cells
+from .tables import comparison, reference_table, summary, young_table
+
+__all__ = [
+    "CLAIM", "CLAIMS", "COLLECTORS", "LAB", "METHODS", "NAME", "NOTEBOOKS", "POST", "PRESETS", "PROTOCOLS", "REF",
+    "SIZES", "TITLE", "cell_for", "cells", "comparison", "forks", "plot_methods", "reference_table", "rows",
+    "summary", "verdicts", "young_table",
+]

@@ -1,0 +1,74 @@
+"""The post's claims as data, and the verdicts: per fork, with intervals, per collector, under both protocols.
+
+The post gives no numbers: its claims are sentences, read generously; none has a statistic from the post."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ... import analysis
+from ...verdicts import Claim, Rule, Verdict, estimate, judge, unmeasurable
+from .rows import PROTOCOLS, collectors, forks, rows
+from .sweep import NOTEBOOKS, POST, SIZES
+
+NB = NOTEBOOKS[0]
+NO_NUMBERS = "no numbers in the post (its one figure is an illustration)"
+
+CLAIMS = [
+    Claim("callerchoose.reuse-faster", POST, NB,
+          "Splitting into a collection the caller supplies and reuses is faster than String.split, which allocates "
+          "its result on every call.",
+          NO_NUMBERS,
+          "ns per call, String.split over a split into a reused ArrayList, the post's small input (10 words); ratio "
+          "of the medians over forks",
+          quote="This feels like the CPU is doing a lot of work to make this idiom work.",
+          rule=Rule(">=", 1.0, reading="'a lot of work' read generously as: the allocating split is slower at all"),
+          statistic="String.split / reused ArrayList, ns per call (10 words)", unit="x"),
+    Claim("callerchoose.reuse-allocates-less", POST, NB,
+          "Splitting into a reused collection allocates less per call than String.split.",
+          NO_NUMBERS,
+          "bytes allocated per call by the calling thread (ThreadMXBean), String.split over the reused ArrayList, "
+          "10 words; ratio of the medians over forks",
+          quote="For this a new array has to be allocated within the method.",
+          rule=Rule(">=", 1.1, reading="a new array (and the temporary list behind it) per call read as at least "
+                    "10% more bytes per call"),
+          statistic="String.split / reused ArrayList, bytes per call (10 words)", unit="x"),
+    Claim("callerchoose.large-arrays-worse", POST, NB,
+          "For results too large for the young generation, allocating per call is much worse than reusing the "
+          "caller's collection.",
+          NO_NUMBERS,
+          f"ns per call, String.split over the reused ArrayList, {SIZES['large']:,} words (a {16 + 4 * SIZES['large']:,}"
+          "-byte result array; young generation 8 MB, -Xmn8m); ratio of the medians over forks",
+          quote="In the Java world this idiom becomes critical to performance when large arrays are involved.",
+          rule=Rule(">=", 1.5, reading="'critical to performance' read as at least 1.5x slower"),
+          statistic="String.split / reused ArrayList, ns per call (large input)", unit="x"),
+]
+CLAIM = {c.id: c for c in CLAIMS}
+# claim -> (metric, size)
+MEASURE = {"callerchoose.reuse-faster": ("ns_per_op", "small"),
+           "callerchoose.reuse-allocates-less": ("alloc_bytes_per_op", "small"),
+           "callerchoose.large-arrays-worse": ("ns_per_op", "large")}
+
+
+def _fmt(metric: str, v: float) -> str:
+    return f"{v:,.0f} bytes" if metric == "alloc_bytes_per_op" else analysis.fmt_ns(v)
+
+
+def _verdict(df, claim, collector, protocol) -> Verdict:
+    metric, size = MEASURE[claim.id]
+    s = forks(df, protocol, metric, "split", size, collector)
+    r = forks(df, protocol, metric, "list", size, collector)
+    est = estimate(lambda a, b: a / b if b else np.inf, s, r)
+    detail = "" if est is None else (f"String.split {_fmt(metric, np.median(s))}, reused ArrayList "
+                                     f"{_fmt(metric, np.median(r))} (medians over forks)")
+    return judge(claim, est, scope={"collector": collector, "input": size}, protocol=protocol, detail=detail,
+                 missing=f"no {size} cells for {collector} in these results")
+
+
+@analysis.by_machine
+def verdicts(df: pd.DataFrame) -> list[Verdict]:
+    """Every claim per collector, under the post's protocol and the lab's."""
+    if rows(df).empty:
+        return [unmeasurable(c, "no measured results") for c in CLAIMS]
+    return [_verdict(df, c, g, p) for c in CLAIMS for g in collectors(df) for p in PROTOCOLS]

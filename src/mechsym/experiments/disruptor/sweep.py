@@ -1,0 +1,92 @@
+"""The sweep: presets, channels (the Disruptor's wait strategies and the queues), placements, protocols."""
+
+from __future__ import annotations
+
+from ... import MechsymError
+from ...cpus import Topology
+from ...jdk import Jdk
+from ...sweep import Cell
+
+NAME = "disruptor"
+TITLE = "One publisher, one event processor: the Disruptor's RingBuffer vs ArrayBlockingQueue and SPSC queues"
+NOTEBOOK = "17-disruptor"
+NOTEBOOKS = [NOTEBOOK]
+POST = "2011-08-27-disruptor-2-0-released.md"
+REFERENCE = "2011-08-27-disruptor-2-0-released"
+KERNEL = "mechsym.disruptor.DisruptorThroughput"
+
+# channel -> what it is (DisruptorThroughput.CHANNELS; a test reads both)
+CHANNELS = {
+    "disruptor-busy-spin": "Disruptor 4.0.0 RingBuffer + BatchEventProcessor, BusySpinWaitStrategy",
+    "disruptor-yielding": "the same, YieldingWaitStrategy (the post's perf test)",
+    "disruptor-blocking": "the same, BlockingWaitStrategy (lock + condition)",
+    "abq": "ArrayBlockingQueue, put / take (the post's queue)",
+    "jctools": "JCTools 4.0.5 SpscArrayQueue, busy spin (not in the post)",
+    "lab-O1": "the lab's SPSC queue O1 (notebook 05), busy spin (not in the post)",
+}
+DISRUPTORS = ["disruptor-busy-spin", "disruptor-yielding", "disruptor-blocking"]
+PLACEMENTS = ["cross-core", "unpinned"]
+PLACEMENT_TEXT = {"cross-core": "publisher and processor each pinned to its own CPU, on different cores",
+                  "unpinned": "no pinning: the scheduler decides (the post's perf test)"}
+# The post's own comparison, run again with the kernel's post protocol (the perf test's structure)
+POST_CHANNELS = ["disruptor-yielding", "abq"]
+
+PRESETS = {
+    "smoke": {"events": 20_000, "runs": 2, "warmup_runs": 1, "post_events": 1_000_000, "forks": 1, "timeout": 60,
+              "size": 1024, "placements": ["cross-core"], "first_jdk_only": True},
+    # ~3 min on 2 vCPUs (ArrayBlockingQueue and the blocking RingBuffer, at ~7 M events/s, take most of it)
+    "standard": {"events": 5_000_000, "runs": 3, "warmup_runs": 1, "post_events": 5_000_000, "forks": 5,
+                 "timeout": 120, "size": 32 * 1024, "placements": PLACEMENTS, "first_jdk_only": False},
+    "full": {"events": 300_000_000, "runs": 5, "warmup_runs": 1, "post_events": 300_000_000, "forks": 5,
+             "timeout": 3_600, "size": 32 * 1024, "placements": PLACEMENTS, "first_jdk_only": False},
+}
+
+
+def cell_for(channel: str, placement: str, preset: str, topo: Topology, jdk: Jdk | None,
+             protocol: str = "lab") -> Cell:
+    """One cell (also used by the tests): the lab's harness, or the perf test's structure (`post`: three passes
+    per JVM, no warm-up, a millisecond clock)."""
+    if channel not in CHANNELS:
+        raise MechsymError(f"channel '{channel}': allowed channels are {', '.join(CHANNELS)}")
+    if preset not in PRESETS:
+        raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
+    if protocol not in ("lab", "post"):
+        raise MechsymError(f"protocol '{protocol}': allowed are lab, post")
+    p = PRESETS[preset]
+    cpus = topo.placement(placement)
+    post = protocol == "post"
+    params = {"channel": channel, "protocol": protocol, "events": p["post_events" if post else "events"],
+              "runs": 3 if post else p["runs"], "warmup-runs": 0 if post else p["warmup_runs"], "size": p["size"],
+              "pin": ",".join(map(str, cpus or [])), "max-ms": (p["timeout"] - 10) * 1000}
+    return Cell(variant=channel, kernel=KERNEL, params=params, labels={"placement": placement}, jdk=jdk,
+                forks=p["forks"], timeout=p["timeout"],
+                unavailable=None if cpus is not None else topo.missing_reason(placement))
+
+
+def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Cell]:
+    """Every channel x placement x JDK with the lab's harness, then the post's comparison (yielding RingBuffer,
+    ArrayBlockingQueue) with the post protocol; forks interleaved round-robin by the run loop."""
+    if preset not in PRESETS:
+        raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
+    p = PRESETS[preset]
+    jdks = list(jdks)[:1] if p["first_jdk_only"] else list(jdks)
+    out = [cell_for(c, pl, preset, topo, jdk) for pl in p["placements"] for jdk in jdks for c in CHANNELS]
+    out += [cell_for(c, pl, preset, topo, jdk, "post") for pl in p["placements"] for jdk in jdks
+            for c in POST_CHANNELS]
+    return out
+
+
+def placements_table(topo: Topology | None = None):
+    """Which CPUs each placement uses on this machine, or why it is missing."""
+    import pandas as pd
+
+    from ...cpus import read_topology
+
+    topo = topo or read_topology()
+    rows = []
+    for p in PLACEMENTS:
+        cpus = topo.placement(p)
+        rows.append({"placement": p, "meaning": PLACEMENT_TEXT[p],
+                     "threads": ("not pinned" if cpus == [] else f"publisher on CPU {cpus[0]}, processor on CPU "
+                                 f"{cpus[1]}" if cpus else f"not available: {topo.missing_reason(p)}")})
+    return pd.DataFrame(rows)

@@ -1,0 +1,113 @@
+"""The sweep: presets, the buffet's variants (transport x the post's knobs), CPU placements and the cells."""
+
+from __future__ import annotations
+
+from ... import MechsymError, scratch
+from ...cpus import Topology
+from ...jdk import Jdk
+from ...sweep import Cell
+
+NAME = "pingbuffet"
+TITLE = "The Java ping buffet: loopback round trips per transport (TCP, UDP, IPC), two JVMs, percentiles"
+NOTEBOOKS = ["13-ping-buffet"]
+POST = "2013-07-01-java-ping-buffet-and-2013-04-07-135m-messages-ipc.md"
+REF = "2013-07-01-java-ping-buffet-and-2013-04-07-135m-messages-ipc"
+KERNEL = "mechsym.ping.PingBuffet"
+IPC_FILE_BYTES = 4096   # the IPC variant's mapped file (Links.IPC_BYTES)
+
+# variant -> (kernel mode, yield while spinning, wait between pings in ns, what it stands for)
+VARIANTS = {
+    "ipc-spin": ("ipc-spin", False, 0, "IPC through a memory-mapped file, busy spin"),
+    "udp-spin": ("udp-spin", False, 0, "UDP, busy spin on non-blocking sockets"),
+    "tcp-spin": ("tcp-spin", False, 0, "TCP, busy spin on non-blocking sockets"),
+    "tcp-selectnow": ("tcp-selectnow", False, 0, "TCP, Selector busy spin on selectNow"),
+    "tcp-block": ("tcp-block", False, 0, "TCP, blocking sockets"),
+    "tcp-select": ("tcp-select", False, 0, "TCP, Selector blocking on select"),
+    "timer": ("timer", False, 0, "no ping: the timer's own error (the post's ErrPingClient)"),
+    "tcp-spin-yield": ("tcp-spin", True, 0, "TCP busy spin with Thread.yield() on every empty read (-Dyield=true)"),
+    "ipc-spin-yield": ("ipc-spin", True, 0, "IPC busy spin with Thread.yield() on every empty read"),
+    "tcp-spin-wait": ("tcp-spin", False, 1_000, "TCP busy spin, 1 µs between pings (-DwaitNanos=1000)"),
+}
+# The post's own summary rows, judged: run with the kernel's post protocol too (raw array, sorted, (int)(N*p)).
+JUDGED = ["ipc-spin", "udp-spin", "tcp-spin", "tcp-selectnow", "tcp-block", "tcp-select", "timer"]
+PINNED = "cross-core"   # the post: "For TCP/UDP the best results I observed were across different cores"
+# Beyond cross-core: one CPU for both JVMs (a spin there waits for the scheduler's time slice, so only the yielding
+# and blocking variants) and unpinned.
+PLACEMENTS = {
+    "cross-core": list(VARIANTS),
+    "same-cpu": ["tcp-block", "tcp-spin-yield", "ipc-spin-yield"],
+    "unpinned": ["ipc-spin", "tcp-spin", "tcp-block"],
+}
+PLACEMENT_TEXT = {
+    "cross-core": "client and server threads on two CPUs of different cores (the post's taskset runs)",
+    "same-cpu": "client and server threads on one CPU",
+    "unpinned": "no pinning: the scheduler decides",
+}
+
+PRESETS = {
+    "smoke": {"pings": 2_000, "runs": 1, "warmup_runs": 1, "forks": 1, "other_forks": 1, "timeout": 60,
+              "variants": ["ipc-spin", "tcp-spin", "timer"], "placements": ["cross-core"], "post": ["tcp-spin"]},
+    "standard": {"pings": 20_000, "runs": 3, "warmup_runs": 1, "forks": 5, "other_forks": 3, "timeout": 120,
+                 "variants": list(VARIANTS), "placements": list(PLACEMENTS), "post": JUDGED},
+    # the post's tool: 100,000 pings a row, 10 rows per JVM (its sample shows the first, cold, row's tail)
+    "full": {"pings": 100_000, "runs": 9, "warmup_runs": 1, "forks": 5, "other_forks": 5, "timeout": 1_800,
+             "variants": list(VARIANTS), "placements": list(PLACEMENTS), "post": JUDGED},
+}
+
+
+def cell_for(variant: str, placement: str, preset: str, topo: Topology, jdk: Jdk | None,
+             protocol: str = "lab") -> Cell:
+    """One cell (also used by the tests): the lab's harness (HdrHistogram per run), or the kernel's post protocol
+    (the raw round trips sorted, as the post's tool read its percentiles)."""
+    if variant not in VARIANTS:
+        raise MechsymError(f"variant '{variant}': allowed variants are {', '.join(VARIANTS)}")
+    if placement not in PLACEMENTS:
+        raise MechsymError(f"placement '{placement}': allowed placements are {', '.join(PLACEMENTS)}")
+    if preset not in PRESETS:
+        raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
+    if protocol not in ("lab", "post"):
+        raise MechsymError(f"protocol '{protocol}': allowed are lab, post")
+    p = PRESETS[preset]
+    mode, yield_, wait, _ = VARIANTS[variant]
+    cpus = topo.placement(placement)
+    params = {"protocol": protocol, "mode": mode, "pings": p["pings"], "runs": p["runs"] if protocol == "lab" else 1,
+              "warmup-runs": p["warmup_runs"], "yield": str(yield_).lower(), "wait-nanos": wait,
+              "pin": ",".join(map(str, cpus or []))}
+    judged = placement == PINNED and variant in JUDGED
+    return Cell(variant=variant, kernel=KERNEL, params=params, labels={"placement": placement}, jdk=jdk,
+                forks=p["forks"] if judged else p["other_forks"], timeout=p["timeout"],
+                args=scratch.dir_arg(NAME) if mode == "ipc-spin" else None,
+                unavailable=None if cpus is not None else topo.missing_reason(placement))
+
+
+def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Cell]:
+    """Every variant x placement with the lab's harness, then the judged variants pinned with the post's protocol;
+    the first JDK only (the post compares transports, not JVMs). The run loop interleaves the forks."""
+    if preset not in PRESETS:
+        raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
+    p = PRESETS[preset]
+    jdk = list(jdks)[0] if jdks else None
+    out = [cell_for(v, pl, preset, topo, jdk) for pl in p["placements"] for v in PLACEMENTS[pl] if v in p["variants"]]
+    return out + [cell_for(v, PINNED, preset, topo, jdk, protocol="post") for v in p["post"]]
+
+
+def session(cells: list[Cell], meta: dict):
+    """The run-wide hook: the run's scratch directory for the IPC variant's mapped file (mechsym.scratch: under
+    $MECHSYM_SCRATCH, refused without room, removed whatever happens)."""
+    return scratch.session(NAME, IPC_FILE_BYTES, meta)
+
+
+def placements_table(topo: Topology | None = None):
+    """Which CPUs each placement uses on this machine, or why it is missing."""
+    import pandas as pd
+
+    from ...cpus import read_topology
+
+    topo = topo or read_topology()
+    rows = []
+    for p in PLACEMENTS:
+        cpus = topo.placement(p)
+        rows.append({"placement": p, "meaning": PLACEMENT_TEXT[p],
+                     "client, server on": ("not pinned" if cpus == [] else f"CPU {cpus[0]}, CPU {cpus[1]}" if cpus
+                                           else f"not available: {topo.missing_reason(p)}")})
+    return pd.DataFrame(rows).set_index("placement")

@@ -1,0 +1,155 @@
+"""The smart-batching experiment (notebook 11): its kernel (both modes deliver every message exactly once, the
+fault fails every time, the post protocol's shape), its cells, claims and verdicts on synthetic rows, tables and
+figures, and a smoke sweep through the CLI. No test asserts a timing."""
+
+import subprocess
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+
+from conftest import ROOT, VENV_BIN, assert_refused, kernel_process, run_kernel  # noqa: E402
+from mechsym import reference  # noqa: E402
+from mechsym.cpus import Cpu, Topology  # noqa: E402
+from mechsym.experiments import batching as exp  # noqa: E402
+from mechsym.jdk import discover  # noqa: E402
+from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
+
+KERNEL = exp.sweep.KERNEL
+SMALL = ("--burst=4", "--bursts=3", "--interval-us=1000", "--runs=2", "--warmup-runs=1")
+
+
+def value(rows, metric, iteration=None):
+    m = rows[(rows["metric"] == metric) & ~rows["warmup"]]
+    return list(m["value"]) if iteration is None else float(m[m["iteration"] == iteration]["value"].iloc[0])
+
+
+# ---------------------------------------------------------------- kernel
+
+@pytest.mark.parametrize("mode", exp.MODES)
+def test_every_message_is_written_once(mode):
+    """The kernel's own check passed: every run carried 12 messages; serial in 12 packets, batching in at most 12;
+    the warm-up run is marked."""
+    rows = run_kernel(KERNEL, f"--mode={mode}", *SMALL)
+    assert value(rows, "messages") == [12, 12]
+    packets = value(rows, "packets")
+    assert packets == [12, 12] if mode == "serial" else all(1 <= p <= 12 for p in packets)
+    assert set(rows["mode"]) == {mode} and rows["warmup"].sum() == len(rows) / 3
+    best, mean, worst = (value(rows, m) for m in ("latency_best", "latency_mean", "latency_worst"))
+    assert all(b <= m <= w for b, m, w in zip(best, mean, worst))
+
+
+@pytest.mark.parametrize("mode", exp.MODES)
+@pytest.mark.parametrize("protocol", ["lab", "post"])
+def test_a_dropped_message_fails_the_run(mode, protocol):
+    bursts = "--bursts=1" if protocol == "post" else "--bursts=3"
+    r = kernel_process(KERNEL, f"--mode={mode}", f"--protocol={protocol}", "--burst=3", bursts, "--runs=1",
+                       "--warmup-runs=0", "--inject=drop-one")
+    assert r.returncode == 3 and r.stdout == "", r.stderr
+    assert "CHECK FAILED" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_the_post_protocol_is_one_burst_per_run():
+    assert_refused(kernel_process(KERNEL, "--protocol=post", "--bursts=2"), "--bursts")
+    rows = run_kernel(KERNEL, "--protocol=post", "--mode=batching", "--burst=5", "--warmup-runs=2")
+    assert value(rows, "messages") == [5] and rows["warmup"].sum() == 2 * len(rows) / 3
+
+
+def test_a_message_larger_than_the_packet_is_refused():
+    assert_refused(kernel_process(KERNEL, "--packet-bytes=100", "--message-bytes=200"), "--message-bytes")
+
+
+# ---------------------------------------------------------------- cells
+
+def topo():
+    return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)))
+
+
+def test_standard_cells_run_every_judged_cell_in_five_forks_or_more():
+    cells = exp.cells("standard", topo(), discover())
+    assert all(c.forks >= 5 for c in cells)
+    groups = {(c.labels["group"], c.variant, c.params["protocol"]) for c in cells}
+    assert {("table", m, p) for m in exp.MODES for p in ("post", "lab")} <= groups
+    loads = {(c.variant, c.labels["load"]) for c in cells if c.labels["group"] == "load"}
+    assert {(m, x) for m in exp.MODES for x in (exp.sweep.LOW, exp.sweep.HIGH)} <= loads
+    assert all(c.params["bursts"] == 1 for c in cells if c.params["protocol"] == "post")
+
+
+def test_load_is_the_serial_devices_utilisation():
+    assert exp.sweep.interval_us(1.0) == 1000 and exp.sweep.interval_us(0.1) == 10_000
+
+
+# ---------------------------------------------------------------- claims and verdicts on synthetic rows
+
+def synthetic(serial_mean=600e3, batching_mean=250e3, flat=1.1, j=3.0, forks=5):
+    """Rows shaped as the sweep stores them: the worked example under both protocols, and the load sweep."""
+    rows = []
+
+    def add(group, mode, protocol, metric, v, load=""):
+        for f in range(forks):
+            rows.append(dict(experiment="batching", variant=mode, group=group, protocol=protocol, burst=10,
+                             device="spin", load=load, fork=f, iteration=0, warmup=False, metric=metric,
+                             value=v * (1 + 0.01 * f), unit="ns", status="ok", machine="m", run_id="r"))
+
+    for protocol in ("post", "lab"):
+        for mode, mean, packets in (("serial", serial_mean, 10), ("batching", batching_mean, 1.5)):
+            add("table", mode, protocol, "latency_mean", mean)
+            add("table", mode, protocol, "latency_worst", 2 * mean)
+            add("table", mode, protocol, "latency_best", 100e3)
+            add("table", mode, protocol, "packets_per_burst", packets)
+    for mode, ratio in (("serial", j), ("batching", flat)):
+        for load, v in ((0.1, 300e3), (0.9, 300e3 * ratio)):
+            add("load", mode, "lab", "latency_mean", v, load)
+            add("load", mode, "lab", "latency_p99", 2 * v, load)
+    return pd.DataFrame(rows)
+
+
+def outcomes(df):
+    return {(v.claim.id, v.protocol): v.outcome for v in exp.verdicts(df)}
+
+
+def test_the_posts_shape_holds_every_claim():
+    out = outcomes(synthetic())
+    assert len(out) == 3 * 2 + 2 and set(out.values()) == {HOLDS}
+
+
+def test_a_serial_as_fast_as_batching_fails_and_a_rising_batching_fails():
+    out = outcomes(synthetic(batching_mean=600e3, flat=3.0, j=1.0))
+    assert out[("batching.mean-latency", "post")] == FAILS
+    assert out[("batching.flat-until-saturation", "lab")] == FAILS
+    assert out[("batching.serial-j-curve", "lab")] == FAILS
+    assert out[("batching.fewer-packets", "lab")] == HOLDS
+
+
+def test_two_forks_are_inconclusive_and_no_load_sweep_is_unmeasurable():
+    df = synthetic(forks=2)
+    out = outcomes(df)
+    assert out[("batching.mean-latency", "lab")] == INCONCLUSIVE
+    out = outcomes(df[df["group"] != "load"])
+    assert out[("batching.serial-j-curve", "lab")] == UNMEASURABLE
+
+
+def test_tables_and_figures_read_synthetic_rows():
+    df, ref = synthetic(), reference.load(exp.REF)
+    c = exp.comparison(df, ref)
+    assert list(c["average: post"]) == ["500 µs", "150 µs"] and c["average: now"].iloc[0] == "612.00 µs"
+    assert len(exp.bursts_table(df)) == 4 and len(exp.load_table(df)) == 4
+    assert not exp.summary(df).empty
+    for fig in (exp.plot_bursts(df, ref), exp.plot_load(df), exp.plot_load(df.iloc[0:0])):
+        assert fig.axes
+
+
+# ---------------------------------------------------------------- end to end
+
+def test_smoke_sweep_through_the_cli(results_dir):
+    r = subprocess.run([str(VENV_BIN / "mechsym"), "run", "batching", "--preset", "smoke", "--no-progress"],
+                       capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-3000:]
+    df = pd.read_csv(next(results_dir.rglob("*.csv")))
+    ok = df[df["status"] == "ok"]
+    assert set(ok["variant"]) == set(exp.MODES) and set(ok["group"]) == {"table", "load"}
+    assert (ok.loc[ok["metric"] == "latency_mean", "value"] > 0).all()
+    assert len(exp.verdicts(df)) == 8

@@ -1,0 +1,194 @@
+"""The bidding experiment (notebook 15): its kernel (every container, both protocols, the checks and their fault),
+its sweep cells, claims and verdicts on synthetic rows, tables and figures, and a smoke sweep end to end through the
+CLI. No test asserts a timing."""
+
+import subprocess
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+
+from conftest import ROOT, VENV_BIN, assert_refused, kernel_process, run_kernel  # noqa: E402
+from mechsym import MechsymError, bridge, reference  # noqa: E402
+from mechsym.cpus import Cpu, Topology  # noqa: E402
+from mechsym.experiments import bidding as exp  # noqa: E402
+from mechsym.jdk import discover  # noqa: E402
+from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
+
+KERNEL = exp.sweep.KERNEL
+SMALL = ("--clients=3", "--bids-per-item=40")
+
+
+# ---------------------------------------------------------------- kernel
+
+@pytest.mark.parametrize("container", list(exp.CONTAINERS))
+def test_every_container_passes_its_checks_under_both_protocols(container):
+    """lab: warm-ups marked, then measured simulations per item count; post: one simulation per item count."""
+    for protocol, runs in (("lab", ("--runs=2", "--warmup-runs=1")), ("post", ())):
+        rows = run_kernel(KERNEL, f"--container={container}", *SMALL, "--items=1,3", f"--protocol={protocol}", *runs)
+        bids = rows[rows["metric"] == "bids"]
+        per_count = 3 if protocol == "lab" else 1
+        assert list(bids["items"]) == [1] * per_count + [3] * per_count
+        assert list(bids["value"]) == [3 * 40 * 1] * per_count + [3 * 40 * 3] * per_count
+        assert list(bids["warmup"].astype(str).str.lower()) == (["true", "false", "false"] * 2 if protocol == "lab"
+                                                                else ["false", "false"])
+        jitter = rows.loc[rows["metric"] == "jitter", "value"]
+        assert (jitter >= 0).all() and (rows.loc[rows["metric"] == "bids_per_s", "value"] > 0).all()
+        assert set(rows["metric"]) == {"duration", "bids", "bids_per_s", "jitter", "gc_events", "gc_pause_ms"}
+
+
+def test_one_client_has_no_jitter():
+    rows = run_kernel(KERNEL, "--clients=1", "--items=2", "--bids-per-item=20", "--runs=1", "--warmup-runs=0")
+    assert list(rows.loc[rows["metric"] == "jitter", "value"]) == [0]
+
+
+@pytest.mark.parametrize("container,protocol", [("mutex-priority-queue", "lab"), ("rw-lock-list", "post"),
+                                                ("cas-linked-queue", "lab"), ("cas-linked-queue", "post")])
+def test_a_dropped_bid_fails_every_time(container, protocol):
+    """The fault is in the client's bidding, before any container: each container and protocol fails, no number."""
+    runs = ("--runs=2", "--warmup-runs=1") if protocol == "lab" else ()
+    r = kernel_process(KERNEL, f"--container={container}", *SMALL, "--items=2,3", f"--protocol={protocol}", *runs,
+                       "--inject=drop-bid")
+    assert r.returncode == 3 and r.stdout == "", r.stderr
+    assert "CHECK FAILED" in r.stderr and "bid keeper" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("args,name", [
+    (("--items=0",), "--items"),
+    (("--items=2,x",), "--items"),
+    (("--container=skiplist",), "--container"),
+    (("--protocol=post", "--runs=3"), "--runs"),
+    (("--clients=1024", "--items=100000"), "--clients"),     # more bids than a simulation may hold
+    (("--gc-between-runs=maybe",), "--gc-between-runs"),
+])
+def test_bad_arguments_are_refused_with_one_line(args, name):
+    assert_refused(kernel_process(KERNEL, *args), name)
+
+
+def test_in_process_through_jpype():
+    k = bridge.kernel(KERNEL)
+    assert list(k.containers()) == list(exp.CONTAINERS)
+    meta = bridge.metadata(KERNEL)
+    assert meta["container"] == "cas-linked-queue" and meta["map-capacity"] == "16" and meta["bids-per-item"] == "1000"
+
+
+# ---------------------------------------------------------------- sweep
+
+def topo(n=2):
+    return Topology(tuple(Cpu(i, i, 0) for i in range(n)), "fake")
+
+
+def test_standard_cells_judge_at_the_cores_with_five_forks():
+    jdks = list(discover())
+    cs = exp.cells("standard", topo(), jdks)
+    keys = [(c.variant, c.jdk, c.params["protocol"], c.params["clients"], c.params["items"], c.params["map-capacity"],
+             c.labels["gc"]) for c in cs]
+    assert len(set(keys)) == len(cs)
+    assert all(c.forks >= 5 and c.labels["cores"] == 2 for c in cs)
+    assert {c.params["clients"] for c in cs} == {1, 2, 4, 8}
+    post = [c for c in cs if c.params["protocol"] == "post"]
+    assert all(c.params["runs"] == 1 and c.params["warmup-runs"] == 0 for c in post)
+    assert all(str(exp.PRESETS["standard"]["items"]) in c.params["items"].split(",") for c in post)
+    assert all((c.flags == exp.GC_ISOLATED) == (c.labels["gc"] == "isolated") for c in cs)
+    assert {c.params["map-capacity"] for c in cs if c.variant == "cas-linked-queue"} == set(exp.CAPACITIES)
+    assert exp.clients_for("full", topo()) == [1, 2, 3, 4, 6, 8, 12, 16, 24, 32]
+    assert exp.PRESETS["full"]["post_items"] == list(range(1, 101))
+
+
+def test_cell_refuses_unknown_names():
+    jdk = list(discover())[0]
+    with pytest.raises(MechsymError, match="allowed containers"):
+        exp.cell_for("skiplist", 2, "smoke", topo(), jdk)
+    with pytest.raises(MechsymError, match="allowed are"):
+        exp.cell_for("rw-lock-list", 2, "smoke", topo(), jdk, gc="zgc")
+
+
+# ---------------------------------------------------------------- claims and verdicts on synthetic rows
+
+def synthetic(thr, jit, forks=5, protocols=("post", "lab"), machine="m", cores=2, items=45) -> pd.DataFrame:
+    """Tidy rows: thr(container, clients, items, capacity) bids/s and jit(...) jitter for every cell the claims read."""
+    out, rng = [], np.random.default_rng(1)
+    cells = [(c, k, i, 16) for c in exp.CONTAINERS for k in (1, 2, 4, 8) for i in (1, items)]
+    cells += [("cas-linked-queue", cores, items, cap) for cap in exp.CAPACITIES[1:]]
+    for protocol in protocols:
+        for container, clients, n, cap in cells:
+            for fork in range(forks):
+                for it in range(1 if protocol == "post" else 3):
+                    for metric, value in (("bids_per_s", thr(container, clients, n, cap)),
+                                          ("jitter", jit(container, clients, n, cap))):
+                        out.append({"experiment": exp.NAME, "variant": container, "clients": clients, "items": n,
+                                    "map_capacity": cap, "cores": cores, "gc": "isolated", "jdk": "17",
+                                    "protocol": protocol, "fork": fork, "iteration": it, "warmup": False,
+                                    "metric": metric, "value": value * rng.uniform(0.99, 1.01), "unit": "",
+                                    "status": "ok", "note": "", "machine": machine, "run_id": "r1"})
+    return pd.DataFrame(out)
+
+
+SPEED = {"mutex-priority-queue": 1.7e6, "rw-lock-list": 2.5e6, "cas-linked-queue": 2.6e6}
+JIT = {"mutex-priority-queue": 0.01, "rw-lock-list": 0.02, "cas-linked-queue": 0.04}
+
+
+def post_like(container, clients, items, cap):
+    """The post's story: peak at the cores (2 here), more items faster, a presized keeper faster."""
+    return SPEED[container] * (1 if clients == 2 else 0.7) * (1 if items > 1 else 0.5) * (1.2 if cap > 16 else 1)
+
+
+def post_jitter(container, clients, items, cap):
+    return JIT[container] * (0.5 if cap > 16 else 1)
+
+
+def test_the_posts_story_passes_every_claim():
+    vs = exp.verdicts(synthetic(post_like, post_jitter))
+    assert vs and all(v.outcome == HOLDS for v in vs), [(v.claim.id, v.outcome, v.now) for v in vs if
+                                                        v.outcome != HOLDS]
+    assert {v.protocol for v in vs} == {"post", "lab"} and {v.claim.id for v in vs} == set(exp.CLAIM)
+
+
+def test_a_peak_at_one_client_and_a_flat_jitter_fail():
+    one = lambda c, k, i, cap: SPEED[c] / k
+    flat = lambda c, k, i, cap: 0.2
+    by = {(v.claim.id, v.protocol, v.scope.get("variant")): v for v in exp.verdicts(synthetic(one, flat))}
+    assert by[("bidding.peak-at-cores", "post", "rw-lock-list")].outcome == FAILS
+    assert by[("bidding.jitter-within-6pct", "lab", "cas-linked-queue")].outcome == FAILS
+    assert by[("bidding.lock-free-most-jitter", "post", None)].outcome in (FAILS, INCONCLUSIVE)
+
+
+def test_few_forks_and_missing_cells_are_said():
+    vs = exp.verdicts(synthetic(post_like, post_jitter, forks=2, protocols=("post",)))
+    assert all(v.outcome == UNMEASURABLE and v.why for v in vs if v.protocol == "lab")
+    assert all(v.outcome == INCONCLUSIVE for v in vs if v.protocol == "post")
+
+
+def test_machines_are_judged_apart():
+    df = pd.concat([synthetic(post_like, post_jitter, machine="a"), synthetic(post_like, post_jitter, machine="b")])
+    assert {v.machine for v in exp.verdicts(df)} == {"a", "b"}
+
+
+def test_tables_and_figures_render_numbers():
+    df = synthetic(post_like, post_jitter)
+    ref = reference.load(exp.REF)
+    assert "1.7M bids/s" in set(exp.reference_table(ref)["value"])
+    comp = exp.comparison(df, ref)
+    assert comp.shape == (3, 4) and comp.iloc[:, 2].str.contains("bids/s").all()
+    jt = exp.jitter_table(df)
+    assert list(jt.columns[2:]) == ["1 client", "2 clients", "4 clients", "8 clients"] and jt.iloc[0, 3].endswith(")")
+    assert len(exp.capacity_table(df)) == 3 * 2 and not exp.summary(df).empty
+    for fig in (exp.plot_throughput_vs_items(df, ref), exp.plot_jitter_vs_clients(df),
+                exp.plot_throughput_vs_items(df.iloc[0:0], ref)):
+        assert fig.axes
+
+
+# ---------------------------------------------------------------- end to end
+
+def test_smoke_sweep_through_the_cli(results_dir):
+    r = subprocess.run([str(VENV_BIN / "mechsym"), "run", "bidding", "--preset", "smoke", "--no-progress"],
+                       capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-3000:]
+    df = pd.read_csv(next(results_dir.rglob("*.csv")))
+    ok = df[df["status"] == "ok"]
+    assert set(ok["variant"]) == set(exp.CONTAINERS) and set(ok["protocol"]) == {"post", "lab"}
+    assert set(ok["gc"]) == {"isolated", "default"}
+    assert len(exp.verdicts(df)) >= len(exp.CLAIMS) and not exp.gc_table(df).empty

@@ -1,0 +1,226 @@
+"""The ipcqueue experiment (notebook 14): the IPC kernel between two JVMs (checks, alignment, cleanup on every way
+out), the sweep's cells and scratch directory, and the claims and verdicts on synthetic rows.
+
+The kernel's contract (bad arguments, the lose-one fault, the smoke columns) is tests/test_kernel_contract.py's;
+the sweep end to end is the notebook's smoke render. No test asserts a timing; none sleeps to synchronise."""
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import assert_refused, default_sigint, kernel_process, run_kernel
+from mechsym import MechsymError
+from mechsym.cpus import Cpu, Topology
+from mechsym.experiments import ipcqueue as exp
+from mechsym.jdk import discover
+from mechsym.kernels import command
+from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
+
+IPC = "mechsym.ipc.IpcThroughput"
+SMALL = ("--messages=20000", "--runs=1", "--warmup-runs=0")
+
+
+# ---------------------------------------------------------------- the kernel between two JVMs
+
+@pytest.mark.parametrize("layout,offset", [("aligned", 24), ("unaligned", 60)])
+def test_two_jvms_carry_every_message_and_record_each_counters_line_offset(layout, offset, tmp_path):
+    df = run_kernel(IPC, "--transport=processes", f"--layout={layout}", *SMALL, f"--dir={tmp_path}")
+    assert set(df["metric"]) == {"throughput", "duration"} and (df["value"] > 0).all()
+    for col in ("head_line_offset", "tail_cache_line_offset", "tail_line_offset", "head_cache_line_offset"):
+        assert set(df[col]) == {offset}, col
+    assert set(df["buffer_line_offset"]) == {0}
+    assert list(tmp_path.iterdir()) == [], "the queue file outlived the run"
+
+
+def test_a_lost_message_between_two_jvms_fails_the_run(tmp_path):
+    r = kernel_process(IPC, "--transport=processes", *SMALL, "--inject=lose-one", f"--dir={tmp_path}")
+    assert r.returncode == 3 and r.stdout == "" and "CHECK FAILED" in r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_producer_jvm_that_dies_is_reported_not_waited_for(tmp_path):
+    r = kernel_process(IPC, "--transport=processes", *SMALL, "--inject=producer-exit", f"--dir={tmp_path}")
+    assert r.returncode == 1 and r.stdout == ""
+    assert "producer JVM exited with code 7" in r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_missing_directory_and_the_post_protocol_with_warmup_are_refused(tmp_path):
+    assert_refused(kernel_process(IPC, *SMALL, f"--dir={tmp_path / 'nowhere'}"), "--dir")
+    assert_refused(kernel_process(IPC, "--protocol=post", "--warmup-runs=1", f"--dir={tmp_path}"), "--warmup-runs")
+    assert_refused(kernel_process(IPC, "--transport=threads", "--inject=producer-exit", f"--dir={tmp_path}"),
+                   "--inject")
+
+
+def _poll(what, until, timeout=60.0):
+    """Wait for a state of the file system or the process table (polled, never a fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    while not until():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+def _processes_naming(text: str) -> list[int]:
+    out = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                if text in (p / "cmdline").read_bytes().decode(errors="replace"):
+                    out.append(int(p.name))
+            except OSError:
+                pass
+    return out
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_the_file_and_the_producer_jvm_go_on_a_signal(sig, tmp_path):
+    """Signalled while the producer JVM starts (the file still has its name): the file is removed and the
+    producer JVM ends; signalled mid-run (the name already gone): both JVMs end."""
+    cmd = command(IPC, ["--transport=processes", "--messages=2000000000", "--runs=1", "--warmup-runs=0",
+                        f"--dir={tmp_path}"])
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=default_sigint)
+    names = []
+    try:
+        _poll("the queue file", lambda: names.extend(p.name for p in tmp_path.iterdir()) or names)
+        _poll("the producer JVM", lambda: _processes_naming(names[0]))
+        proc.send_signal(sig)
+        proc.wait(timeout=60)
+        _poll("the file to go", lambda: not any(tmp_path.iterdir()))
+        _poll("the producer JVM to end", lambda: not _processes_naming(names[0]))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0
+
+
+# ---------------------------------------------------------------- the sweep
+
+def topo(smt=False):
+    if smt:
+        return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0), Cpu(2, 0, 0), Cpu(3, 1, 0)), "fake")
+    return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)), "fake")
+
+
+def test_cells_cover_the_claims_and_mark_missing_smt():
+    cells = exp.cells("standard", topo(), discover())
+    got = {(c.variant, c.columns()["placement"], c.params.get("protocol", c.labels.get("protocol"))): c for c in cells}
+    for v in ("processes", "threads", "in-heap"):
+        assert got[(v, "smt", "lab")].unavailable.startswith("no SMT")
+        assert got[(v, "cross-core", "lab")].forks >= 5 and got[(v, "cross-core", "lab")].params["pin"] == "0,1"
+    assert got[("processes", "cross-core", "post")].params["warmup-runs"] == 0
+    assert got[("processes-unaligned", "cross-core", "lab")].params["layout"] == "unaligned"
+    assert got[("in-heap", "cross-core", "lab")].params["queue"] == "O1"
+    assert all(c.flags == exp.FLAGS for c in cells)
+    smt = {(c.variant, c.columns()["placement"]): c for c in exp.cells("standard", topo(smt=True), discover())}
+    assert smt[("processes", "smt")].params["pin"] == "0,2" and not smt[("processes", "smt")].unavailable
+
+
+def test_the_session_refuses_without_room_and_removes_its_directory(tmp_path, monkeypatch):
+    monkeypatch.setenv("MECHSYM_SCRATCH", str(tmp_path / "scratch"))
+    meta = {}
+    with exp.session([], meta) as d:
+        assert d.is_dir() and d.parent == tmp_path / "scratch"
+        (d / "left.queue").write_bytes(b"x")
+    assert not d.exists() and meta["scratch"]["base"] == str(tmp_path / "scratch")
+    real = os.statvfs
+
+    class Full:
+        def __init__(self, st):
+            self.f_flag, self.f_files, self.f_favail, self.f_frsize = st.f_flag, st.f_files, st.f_favail, 4096
+            self.f_bavail = 1
+    monkeypatch.setattr(os, "statvfs", lambda p: Full(real(p)))
+    with pytest.raises(MechsymError, match="not enough free space"):
+        with exp.session([], {}):
+            pass
+
+
+# ---------------------------------------------------------------- claims and verdicts on synthetic rows
+
+def synthetic(rates: dict, forks=5, spread=0.02, post=True):
+    """Tidy rows like a sweep's: `rates` {(variant, placement): msgs/s}; lab cells (2 warm-up + 3 runs) and, for
+    processes and threads, post-protocol cells (3 runs)."""
+    rng = np.random.default_rng(7)
+    out = []
+    for (variant, placement), rate in rates.items():
+        protocols = ["lab"] + (["post"] if post and variant in ("processes", "threads") else [])
+        for protocol in protocols:
+            for fork in range(forks):
+                for it in range(5 if protocol == "lab" else 3):
+                    out.append({"experiment": "ipcqueue", "variant": variant, "placement": placement,
+                                "protocol": protocol, "jdk": "17", "fork": fork, "iteration": it,
+                                "warmup": protocol == "lab" and it < 2, "metric": "throughput",
+                                "value": rate * (1 + rng.uniform(-spread, spread)), "unit": "ops/s",
+                                "status": "ok", "note": "", "machine": "m", "run_id": "r"})
+    return pd.DataFrame(out)
+
+
+def outcomes(df):
+    return {(v.claim.id.removeprefix("ipcqueue."), v.protocol): v.outcome for v in exp.verdicts(df)}
+
+
+def test_the_posts_numbers_pass_their_claims():
+    for c in exp.CLAIMS:
+        if c.from_post:
+            assert c.rule.holds_at(c.then_value()), c.id
+
+
+def test_verdicts_hold_fail_and_say_what_is_not_measurable():
+    o = outcomes(synthetic({("processes", "cross-core"): 120e6, ("threads", "cross-core"): 300e6,
+                            ("in-heap", "cross-core"): 100e6, ("processes-unaligned", "cross-core"): 60e6}))
+    for p in ("post", "lab"):
+        assert o[("ipc-98m-cross-core", p)] == HOLDS
+        assert o[("ipc-reaches-in-heap", p)] == HOLDS
+        assert o[("ipc-slower-than-in-process", p)] == HOLDS
+        assert o[("offheap-faster-than-in-heap", p)] == HOLDS
+        assert o[("unaligned-slower", p)] == HOLDS
+        assert o[("ipc-135m-same-core", p)] == UNMEASURABLE
+    o = outcomes(synthetic({("processes", "cross-core"): 50e6, ("threads", "cross-core"): 50e6,
+                            ("in-heap", "cross-core"): 100e6, ("processes-unaligned", "cross-core"): 50e6}))
+    assert o[("ipc-98m-cross-core", "lab")] == FAILS and o[("ipc-reaches-in-heap", "lab")] == FAILS
+    assert o[("ipc-slower-than-in-process", "lab")] == FAILS and o[("unaligned-slower", "lab")] == FAILS
+    one = synthetic({("processes", "cross-core"): 120e6}, forks=1)
+    assert outcomes(one)[("ipc-98m-cross-core", "lab")] == INCONCLUSIVE
+
+
+def test_the_post_protocol_reads_the_best_run_of_the_post_cells():
+    df = synthetic({("processes", "cross-core"): 100e6, ("in-heap", "cross-core"): 100e6})
+    best = df[(df["protocol"] == "post") & (df["variant"] == "processes")].groupby("fork")["value"].max()
+    assert sorted(exp.forks(df, exp.POST, variant="processes", placement="cross-core")) == sorted(best)
+    assert len(exp.forks(df, exp.POST, variant="in-heap", placement="cross-core")) == 5  # its own rows
+
+
+def test_tables_and_figure_render_from_synthetic_rows():
+    from mechsym import reference
+
+    df = synthetic({("processes", "cross-core"): 120e6, ("threads", "cross-core"): 300e6,
+                    ("in-heap", "cross-core"): 100e6})
+    ref = reference.load(exp.REF)
+    assert len(exp.reference_table(ref)) == 4
+    t = exp.comparison(df, ref)
+    assert list(t["variant"]) == ["processes", "threads", "in-heap"] and t["the post's figure"].iloc[0] == "98.0M ops/s"
+    assert len(exp.summary(df)) == 5 and len(exp.ratios(df)) == 1
+    assert exp.plot_throughput(df, ref).axes
+
+
+# ---------------------------------------------------------------- the sweep through the CLI
+
+def test_smoke_run_through_the_cli_stores_checked_rows_and_leaves_no_scratch(results_dir, tmp_path):
+    from conftest import mechsym
+    from mechsym import store
+
+    scratch = tmp_path / "scratch"
+    r = mechsym("run", "ipcqueue", "--preset", "smoke", "--only", "variant=processes", "--no-progress",
+                env={"MECHSYM_SCRATCH": str(scratch)}, timeout=300)
+    assert r.returncode == 0, r.stderr
+    df = store.load("ipcqueue")
+    ok = df[df["status"] == "ok"]
+    assert set(ok["transport"]) == {"processes"} and set(ok["protocol"]) == {"lab", "post"}
+    assert set(ok["tail_line_offset"].astype(int)) == {24} and set(ok["wait"]) == {"spin"}
+    assert not scratch.exists() or not any(scratch.iterdir()), "the run's scratch directory outlived it"
+    assert {v.claim.id for v in exp.verdicts(df)} == {c.id for c in exp.CLAIMS}

@@ -1,0 +1,188 @@
+"""The ping buffet (notebook 13): sweep cells, claims and verdicts on synthetic rows, the kernel's two JVMs end to
+end (every transport, the echo check, no server left behind), and the smoke sweep. No test asserts a timing."""
+
+import json
+import signal
+import subprocess
+import time
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+
+from conftest import kernel_process, mechsym, run_kernel  # noqa: E402
+from mechsym import MechsymError, reference  # noqa: E402
+from mechsym.cpus import Cpu, Topology  # noqa: E402
+from mechsym.experiments import pingbuffet as exp  # noqa: E402
+from mechsym.jdk import discover  # noqa: E402
+from mechsym.kernels import command  # noqa: E402
+from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE  # noqa: E402
+
+KERNEL = "mechsym.ping.PingBuffet"
+TINY = ("--pings=200", "--runs=1", "--warmup-runs=0")
+
+
+def two_cpus():
+    return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)), "fake")
+
+
+# ---------------------------------------------------------------- sweep
+
+def test_cells_pin_per_thread_and_run_the_judged_transports_both_ways():
+    cs = exp.cells("standard", two_cpus(), list(discover()))
+    assert all(c.cpus is None and not c.unavailable for c in cs)   # pinned inside each JVM, never by taskset
+    post = {c.variant for c in cs if c.params["protocol"] == "post"}
+    assert post == set(exp.JUDGED)
+    judged = [c for c in cs if c.labels["placement"] == exp.PINNED and c.variant in exp.JUDGED]
+    assert judged and all(c.forks >= 5 for c in judged)
+    same = [c for c in cs if c.labels["placement"] == "same-cpu"]
+    assert same and all(c.params["yield"] == "true" or c.params["mode"] == "tcp-block" for c in same)
+    assert {c.params["pin"] for c in cs} == {"0,1", "0,0", ""}
+
+
+def test_one_cpu_marks_cross_core_unavailable_with_a_reason():
+    cs = exp.cells("standard", Topology((Cpu(0, 0, 0),), "fake"), list(discover()))
+    cross = [c for c in cs if c.labels["placement"] == "cross-core"]
+    assert cross and all(c.unavailable for c in cross)
+
+
+def test_unknown_names_are_refused_with_the_allowed_ones():
+    with pytest.raises(MechsymError, match="allowed variants"):
+        exp.cell_for("tcp-carrier-pigeon", "cross-core", "smoke", two_cpus(), None)
+    with pytest.raises(MechsymError, match="allowed placements"):
+        exp.cell_for("tcp-spin", "smt", "smoke", two_cpus(), None)
+
+
+# ---------------------------------------------------------------- claims and verdicts on synthetic rows
+
+def synthetic(p50: dict, forks: int = 5, mean_over_p50: float = 1.5) -> pd.DataFrame:
+    """Tidy rows as the sweep stores them: per variant, both protocols, `forks` forks of one measured run each."""
+    rng = np.random.default_rng(1)
+    out = []
+    for protocol in ("post", "lab"):
+        for v, med in p50.items():
+            for f in range(forks):
+                base = med * (1 + rng.uniform(-0.02, 0.02))
+                for stat, factor in (("p50", 1), ("mean", mean_over_p50), ("p99.9", 20), ("min", 0.9),
+                                     ("p90", 1.1), ("p99", 2), ("p99.99", 50), ("max", 100)):
+                    out.append({"experiment": exp.NAME, "variant": v, "placement": exp.PINNED, "protocol": protocol,
+                                "jdk": "17", "fork": f, "iteration": 1, "warmup": False, "metric": f"rtt_{stat}",
+                                "value": base * factor, "unit": "ns", "status": "ok", "note": "",
+                                "machine": "m", "run_id": "r"})
+    return pd.DataFrame(out)
+
+
+POST_LIKE = {"ipc-spin": 127, "udp-spin": 5224, "tcp-spin": 6784, "tcp-selectnow": 9617, "tcp-block": 13103,
+             "tcp-select": 15426, "timer": 50}
+
+
+def test_the_posts_own_order_holds_under_both_protocols():
+    vs = exp.verdicts(synthetic(POST_LIKE))
+    assert len(vs) == 2 * len(exp.CLAIMS)
+    assert {v.outcome for v in vs} == {HOLDS}, [(v.claim.id, v.outcome, v.why) for v in vs if v.outcome != HOLDS]
+
+
+def test_a_reversed_order_and_an_honest_mean_do_not_hold():
+    flipped = {**POST_LIKE, "tcp-selectnow": 5000, "udp-spin": 9000, "ipc-spin": 6000, "timer": 900}
+    vs = {(v.claim.id, v.protocol): v.outcome for v in exp.verdicts(synthetic(flipped, mean_over_p50=1.0))}
+    for cid in ("spin-beats-selectnow", "udp-beats-tcp", "ipc-50x-tcp", "timer-error-50ns", "average-is-not-latency"):
+        assert vs[(f"pingbuffet.{cid}", "post")] == FAILS and vs[(f"pingbuffet.{cid}", "lab")] == FAILS, cid
+
+
+def test_missing_cells_are_not_measurable_with_the_reason():
+    vs = exp.verdicts(synthetic({"tcp-spin": 6784}))
+    ipc = [v for v in vs if v.claim.id == "pingbuffet.ipc-50x-tcp"]
+    assert ipc and all(v.outcome == UNMEASURABLE and "ipc-spin" in v.why for v in ipc)
+
+
+def test_tables_and_figures_read_synthetic_rows():
+    df, ref = synthetic(POST_LIKE), reference.load(exp.REF)
+    assert list(exp.reference_table(ref).columns) == ["Min", "50%", "90%", "99%", "99.9%", "99.99%", "Max"]
+    assert exp.reference_table(ref).loc["IPC busy-spin", "Min"] == "89"
+    assert len(exp.reference_sample(ref)) == 8
+    assert set(exp.beside(df, ref).index) == set(exp.JUDGED)
+    assert "Mean" not in exp.percentiles(df).columns and "mean" in exp.percentiles(df).columns
+    assert exp.mean_table(df).loc["tcp-spin", "mean / 50%"]
+    assert len(exp.forks_table(df)) == 2 * len(POST_LIKE)
+    exp.plot_spectrum(df, ref)
+    exp.plot_medians(df)
+
+
+# ---------------------------------------------------------------- the kernel: two JVMs
+
+@pytest.mark.parametrize("mode", ["tcp-selectnow", "tcp-select", "tcp-block", "udp-spin", "ipc-spin"])
+def test_every_transport_round_trips_and_leaves_no_file(mode, tmp_path):
+    rows = run_kernel(KERNEL, f"--mode={mode}", *TINY, "--pin=0,1", f"--dir={tmp_path}",
+                      "--protocol=post" if mode == "udp-spin" else "--protocol=lab")
+    assert set(rows["mode"]) == {mode} and set(rows["pinning"]) == {"thread"}
+    got = dict(zip(rows["metric"], rows["value"]))
+    assert got["pings"] == 200 and 0 < got["rtt_min"] <= got["rtt_p50"] <= got["rtt_p99.99"] <= got["rtt_max"]
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("mode", ["tcp-spin", "ipc-spin"])
+def test_a_wrong_echo_from_the_server_fails_the_run(mode, tmp_path):
+    r = kernel_process(KERNEL, f"--mode={mode}", *TINY, "--inject=bad-echo", f"--dir={tmp_path}")
+    assert r.returncode == 3 and r.stdout == ""
+    assert "another sequence number" in r.stderr and len(r.stderr.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1].startswith("Z")   # a zombie has ended: only its entry is left
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_killing_the_client_leaves_no_server_and_no_file(how, tmp_path):
+    """The server JVM reads its stdin; when the client dies, however, the pipe closes and the server halts."""
+    client = subprocess.Popen(command(KERNEL, ["--mode=ipc-spin", "--pings=100000000", "--runs=1",
+                                               f"--dir={tmp_path}"]),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        servers: list[int] = []
+        deadline = time.monotonic() + 60
+        while not (servers and list(tmp_path.iterdir())) and time.monotonic() < deadline:
+            servers = _children(client.pid)
+            time.sleep(0.05)   # polling for a state, not waiting for an event
+        assert servers, "the client never started its server"
+        client.send_signal(how)
+        client.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while not all(_gone(s) for s in servers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert all(_gone(s) for s in servers), "a server outlived its client"
+        deadline = time.monotonic() + 10
+        while list(tmp_path.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        if client.poll() is None:
+            client.kill()
+
+
+# ---------------------------------------------------------------- the sweep end to end
+
+def test_smoke_sweep_through_the_cli(results_dir):
+    """The smoke sweep end to end through `mechsym run`: rows stored with the cells' columns, both protocols, and
+    every claim judged (or said not measurable)."""
+    p = mechsym("run", exp.NAME, "--preset", "smoke")
+    assert p.returncode == 0, p.stderr
+    (meta,) = [json.loads(f.read_text()) for f in results_dir.rglob("*.json")]
+    assert meta["failures"] == [] and meta["preset"] == "smoke"
+    df = pd.read_csv(next(results_dir.rglob("*.csv")))
+    ok = df[df["status"] == "ok"]
+    assert set(ok["variant"]) == {"ipc-spin", "tcp-spin", "timer"} and set(ok["protocol"]) == {"lab", "post"}
+    assert (ok.loc[ok["metric"] == "rtt_p50", "value"] > 0).all()
+    assert len(exp.verdicts(df.assign(machine="m", run_id="r"))) == 2 * len(exp.CLAIMS)
