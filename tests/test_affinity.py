@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, default_sigint
 from mechsym import sweep
 from mechsym.cpus import read_topology
 from mechsym.experiments import affinity as exp
@@ -105,7 +105,8 @@ with sweep._signals_interrupt():
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=["sigterm", "ctrl-c", "kill"])
 def test_the_bench_stopped_or_killed_ends_both_jvms(how):
     port = random.randint(40000, 60000)
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(port)], cwd=ROOT, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(port)], cwd=ROOT, stderr=subprocess.DEVNULL,
+                             preexec_fn=default_sigint)
     try:
         end = time.monotonic() + 60
         while len([ln for ln in alive(port) if "--role=sender" in ln and "java" in ln]) == 0:

@@ -40,7 +40,7 @@ CLAIM = {c.id: c for c in CLAIMS}
 
 def _ratio(claim, num, den, names, protocol, why):
     est = estimate(lambda a, b: a / b, num, den)
-    detail = "" if est is None else "; ".join(f"{n}: {', '.join(f'{v:.3g}' for v in np.sort(x))}"
+    detail = "" if est is None else "; ".join(f"{n}: {', '.join(analysis.si(v) for v in np.sort(x))}"
                                               for n, x in zip(names, (num, den)))
     return judge(claim, est, scope={"placement": "cross-core vs unpinned"}, protocol=protocol, detail=detail,
                  missing=why)
