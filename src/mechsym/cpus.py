@@ -148,3 +148,19 @@ def _cpu_model() -> str:
 
 def taskset_available() -> bool:
     return shutil.which("taskset") is not None and os.environ.get("MECHSYM_NO_TASKSET") != "1"
+
+
+def placements_table(meaning: dict[str, str], roles: tuple[str, str] | None = None, topo: Topology | None = None):
+    """Which CPUs each two-thread placement uses on this machine, or why it is missing: one row per placement (in
+    `meaning`'s order) with what it means and where the two threads (or processes, named by `roles`) run."""
+    import pandas as pd
+
+    topo = topo or read_topology()
+    where = "pinned to" if roles is None else f"{roles[0]}, {roles[1]} on"
+    rows = []
+    for p, text in meaning.items():
+        cpus = topo.placement(p)
+        rows.append({"placement": p, "meaning": text,
+                     where: ("not pinned" if cpus == [] else f"CPU {cpus[0]}, CPU {cpus[1]}" if cpus
+                             else f"not available: {topo.missing_reason(p)}")})
+    return pd.DataFrame(rows).set_index("placement")

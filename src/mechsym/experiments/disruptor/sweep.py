@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ... import MechsymError
+from ... import cpus
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...sweep import Cell
@@ -78,15 +79,4 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
 
 def placements_table(topo: Topology | None = None):
     """Which CPUs each placement uses on this machine, or why it is missing."""
-    import pandas as pd
-
-    from ...cpus import read_topology
-
-    topo = topo or read_topology()
-    rows = []
-    for p in PLACEMENTS:
-        cpus = topo.placement(p)
-        rows.append({"placement": p, "meaning": PLACEMENT_TEXT[p],
-                     "threads": ("not pinned" if cpus == [] else f"publisher on CPU {cpus[0]}, processor on CPU "
-                                 f"{cpus[1]}" if cpus else f"not available: {topo.missing_reason(p)}")})
-    return pd.DataFrame(rows)
+    return cpus.placements_table({p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, ('publisher', 'processor'), topo)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
+from ... import analysis, cpus
+from ...cpus import Topology
 from ...analysis import fmt_rate
 from ...verdicts import estimate
 from .rows import ORDERS, per_fork_table, reference_rates, rows
@@ -30,18 +31,9 @@ def reference_table(ref: pd.DataFrame) -> pd.DataFrame:
     return out.rename_axis("implementation").reset_index()
 
 
-def placements_table(topo=None) -> pd.DataFrame:
+def placements_table(topo: Topology | None = None):
     """Which CPUs each placement uses on this machine, or why it is missing."""
-    from ...cpus import read_topology
-
-    topo = topo or read_topology()
-    out = []
-    for p in PLACEMENTS:
-        cpus = topo.placement(p)
-        out.append({"placement": p, "meaning": PLACEMENT_TEXT[p],
-                    "producer, consumer on": ("not pinned" if cpus == [] else f"CPU {cpus[0]}, CPU {cpus[1]}" if cpus
-                                              else f"not available: {topo.missing_reason(p)}")})
-    return pd.DataFrame(out)
+    return cpus.placements_table({p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, ('producer', 'consumer'), topo)
 
 
 def variants_table() -> pd.DataFrame:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ... import MechsymError, scratch
+from ... import cpus
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...sweep import Cell
@@ -99,15 +100,4 @@ def session(cells: list[Cell], meta: dict):
 
 def placements_table(topo: Topology | None = None):
     """Which CPUs each placement uses on this machine, or why it is missing."""
-    import pandas as pd
-
-    from ...cpus import read_topology
-
-    topo = topo or read_topology()
-    rows = []
-    for p in PLACEMENTS:
-        cpus = topo.placement(p)
-        rows.append({"placement": p, "meaning": PLACEMENT_TEXT[p],
-                     "client, server on": ("not pinned" if cpus == [] else f"CPU {cpus[0]}, CPU {cpus[1]}" if cpus
-                                           else f"not available: {topo.missing_reason(p)}")})
-    return pd.DataFrame(rows).set_index("placement")
+    return cpus.placements_table({p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, ('client', 'server'), topo)
