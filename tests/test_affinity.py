@@ -1,7 +1,9 @@
 """Processor affinity (notebook 12): the pair of JVMs in a private network namespace, how every way out of a fork
 ends both JVMs, the cells without root, and the verdicts on synthetic rows. No test asserts a timing number."""
 
+import inspect
 import os
+import re
 import random
 import signal
 import subprocess
@@ -169,3 +171,11 @@ def test_unavailable_cells_make_every_claim_not_measurable_with_the_reason():
                             machine="m") for p in exp.PLACEMENTS])
     vs = exp.verdicts(df)
     assert {v.outcome for v in vs} == {UNMEASURABLE} and all("needs root" in v.why for v in vs)
+
+
+def test_the_roles_the_sweep_starts_are_the_kernels_own_through_jpype():
+    from mechsym import bridge
+    from mechsym.experiments.affinity import sweep
+
+    roles = set(re.findall(r"--role=(\w+)", inspect.getsource(sweep)))
+    assert roles and roles == set(bridge.kernel(sweep.KERNEL).ROLES)

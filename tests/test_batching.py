@@ -153,3 +153,11 @@ def test_smoke_sweep_through_the_cli(results_dir):
     assert set(ok["variant"]) == set(exp.MODES) and set(ok["group"]) == {"table", "load"}
     assert (ok.loc[ok["metric"] == "latency_mean", "value"] > 0).all()
     assert len(exp.verdicts(df)) == 8
+
+
+def test_the_modes_are_the_kernels_own_through_jpype():
+    from mechsym import bridge
+    from mechsym.experiments.batching import sweep
+
+    k = bridge.kernel(sweep.KERNEL)
+    assert list(k.MODES) == sweep.MODES and "drop-one" in list(k.INJECTS)

@@ -83,3 +83,10 @@ def test_smoke_sweep_through_the_cli(results_dir):
     ok = df[df["status"] == "ok"]
     assert set(ok["variant"]) == set(exp.METHODS) and set(ok["size"]) == set(exp.SIZES)
     assert len(exp.verdicts(df)) == 3 * 2
+
+
+def test_the_methods_are_the_kernels_own_through_jpype():
+    from mechsym import bridge
+    from mechsym.experiments.callerchoose import sweep
+
+    assert list(bridge.kernel(sweep.KERNEL).METHODS) == sweep.METHODS

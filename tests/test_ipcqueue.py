@@ -224,3 +224,11 @@ def test_smoke_run_through_the_cli_stores_checked_rows_and_leaves_no_scratch(res
     assert set(ok["tail_line_offset"].astype(int)) == {24} and set(ok["wait"]) == {"spin"}
     assert not scratch.exists() or not any(scratch.iterdir()), "the run's scratch directory outlived it"
     assert {v.claim.id for v in exp.verdicts(df)} == {c.id for c in exp.CLAIMS}
+
+
+def test_the_variants_transports_are_the_kernels_own_through_jpype():
+    from mechsym import bridge
+    from mechsym.experiments.ipcqueue import sweep
+
+    ipc = {transport for kernel, transport, *_ in sweep.VARIANTS.values() if kernel == sweep.IPC}
+    assert ipc == set(bridge.kernel(sweep.IPC).transports())

@@ -186,3 +186,9 @@ def test_smoke_sweep_through_the_cli(results_dir):
     assert set(ok["variant"]) == {"ipc-spin", "tcp-spin", "timer"} and set(ok["protocol"]) == {"lab", "post"}
     assert (ok.loc[ok["metric"] == "rtt_p50", "value"] > 0).all()
     assert len(exp.verdicts(df.assign(machine="m", run_id="r"))) == 2 * len(exp.CLAIMS)
+
+
+def test_the_variants_modes_are_the_kernels_own_through_jpype():
+    from mechsym import bridge
+
+    assert {mode for mode, *_ in exp.VARIANTS.values()} == set(bridge.kernel(exp.sweep.KERNEL).modes())

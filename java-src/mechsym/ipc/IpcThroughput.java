@@ -81,6 +81,11 @@ public final class IpcThroughput {
     static final List<String> PROTOCOLS = List.of("lab", "post");
     static final List<String> FAULTS = List.of("none", "lose-one", "producer-exit");
     static final List<String> WAITS = List.of("spin", "yield");
+
+    /** The transports ({@code --transport}), for the Python bench (read through JPype). */
+    public static String[] transports() {
+        return TRANSPORTS.toArray(new String[0]);
+    }
     static final String SCRATCH_ENV = "MECHSYM_SCRATCH";
     static final long MARGIN = 1 << 20;  // bytes of room kept free beside the queue file
     // the control line, after the buffer: offsets of its fields

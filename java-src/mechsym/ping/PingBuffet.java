@@ -77,6 +77,11 @@ import mechsym.common.Kernels;
 public final class PingBuffet {
     static final List<String> PROTOCOLS = List.of("lab", "post");
     static final List<String> INJECT = List.of("none", "bad-echo");
+
+    /** The transports ({@code --mode}), for the Python bench (read through JPype). */
+    public static String[] modes() {
+        return Links.MODES.toArray(new String[0]);
+    }
     static final double[] PERCENTILES = {0.5, 0.9, 0.99, 0.999, 0.9999};
     static final String[] NAMES = {"p50", "p90", "p99", "p99.9", "p99.99"};
 
