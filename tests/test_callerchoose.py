@@ -36,8 +36,11 @@ def test_a_wrong_checksum_fails_every_method(method):
 
 
 def test_standard_cells_give_the_large_input_an_array_larger_than_the_young_generation():
-    cells = exp.cells("standard", Topology((Cpu(0, 0, 0), Cpu(1, 1, 0))), discover())
-    assert len(cells) == len(exp.METHODS) * len(exp.SIZES) * len(exp.COLLECTORS) and all(c.forks >= 5 for c in cells)
+    jdks = discover()
+    cells = exp.cells("standard", Topology((Cpu(0, 0, 0), Cpu(1, 1, 0))), jdks)
+    per_jdk = len(exp.METHODS) * len(exp.SIZES) * len(exp.COLLECTORS)
+    assert len(cells) == per_jdk * len(jdks) and all(c.forks >= 5 for c in cells)
+    assert {c.jdk.feature for c in cells} == {j.feature for j in jdks}
     large = [c for c in cells if c.labels["size"] == "large"]
     assert all("-Xmn8m" in c.flags and 16 + 4 * c.params["words"] > 8 * 2**20 for c in large)
 
@@ -51,6 +54,7 @@ def synthetic(split_ns=600.0, list_ns=500.0, split_bytes=600.0, list_bytes=480.0
                     for metric, v in (("ns_per_op", ns), ("alloc_bytes_per_op", b), ("gc_count", 1), ("gc_ms", 2),
                                       ("young_gen_bytes", 8 * 2**20), ("result_array_bytes", 56)):
                         rows.append(dict(variant=method, size=size, collector=g, words=10, fork=f, iteration=0,
+                                         jdk="17",
                                          warmup=False, metric=metric, value=v * (1 + 0.01 * f), unit="",
                                          status="ok", machine="m", run_id="r"))
     return pd.DataFrame(rows)

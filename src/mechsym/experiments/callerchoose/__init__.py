@@ -5,8 +5,9 @@ mechsym.callerchoose.SplitCost (String.split, or a split into a reused ArrayList
 allocated per call, collections and GC time per run, the young generation's size).
 
 The sweep (sweep.py): every method x input size (10 words, 1,000, 4 M: a result array larger than the young
-generation of -Xmn8m) x collector (G1, Parallel), the first JDK. Verdicts (claims.py) per collector under both
-protocols, per fork with 95% intervals; tables.py and figures.py hold what the notebook shows, split per machine.
+generation of -Xmn8m) x collector (G1, Parallel), per JDK (smoke: the first). Verdicts (claims.py) per JDK and
+collector under both protocols, per fork with 95% intervals; tables.py and figures.py hold what the notebook shows,
+split per machine and JDK.
 """
 
 from .claims import CLAIM, CLAIMS, verdicts

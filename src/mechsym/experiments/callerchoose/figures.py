@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import analysis, plots
-from .rows import LAB, collectors, forks
+from .rows import LAB, collectors, forks, per_jdk
 from .sweep import METHODS, SIZES
 from .tables import LABEL
 
@@ -17,7 +17,8 @@ COLORS = {"G1": "#0072B2", "Parallel": "#E69F00"}
 def plot_methods(df: pd.DataFrame, metric: str = "ns_per_op"):
     """One panel per input size: every fork's ns per call (or bytes per call) per method (dots; bar = median),
     one colour per collector."""
-    parts = list(analysis.split(df))
+    parts = [(" ".join(x for x in (machine, runtime) if x), d) for machine, sub in analysis.split(df)
+             for runtime, d in per_jdk(sub)]
     fig, axes = plots.grid(len(parts) * len(SIZES), cols=len(SIZES), width=4.4, height=3.8)
     for row, (machine, sub) in enumerate(parts):
         gs = collectors(sub)

@@ -13,7 +13,7 @@ POST = dataclasses.replace(analysis.POST, text="the first measured run after one
                            "prints no benchmark: the simplest one)")
 LAB = analysis.LAB
 PROTOCOLS = (POST, LAB)
-ORDERS = {"collector": ["G1", "Parallel"], "size": ["small", "medium", "large"], "variant": ["split", "list", "set"]}
+ORDERS = {"runtime": ["JDK 17", "JDK 25"], "collector": ["G1", "Parallel"], "size": ["small", "medium", "large"], "variant": ["split", "list", "set"]}
 
 
 def rows(df: pd.DataFrame | None, metric: str = "ns_per_op") -> pd.DataFrame:
@@ -21,10 +21,17 @@ def rows(df: pd.DataFrame | None, metric: str = "ns_per_op") -> pd.DataFrame:
     return analysis.measured(df, metric)
 
 
-def forks(df: pd.DataFrame, protocol, metric: str, method: str, size: str, collector: str) -> np.ndarray:
-    """One value per fork (fresh JVM) of one cell under a protocol."""
-    m = analysis.where(rows(df, metric), variant=method, size=size, collector=collector)
+def forks(df: pd.DataFrame, protocol, metric: str, method: str, size: str, collector: str,
+          jdk: str | None = None) -> np.ndarray:
+    """One value per fork (fresh JVM) of one cell under a protocol (of one JDK, when given)."""
+    m = analysis.where(rows(df, metric), variant=method, size=size, collector=collector,
+                       **({} if jdk is None else {"jdk": jdk}))
     return analysis.fork_values(m, protocol)
+
+
+def per_jdk(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """(runtime label, that JDK's rows) for each JDK in the results, in order."""
+    return [(analysis.runtime_label(j), analysis.where(df, jdk=j)) for j in analysis.jdks(rows(df))]
 
 
 def collectors(df: pd.DataFrame) -> list[str]:

@@ -47,9 +47,9 @@ def cell_for(method: str, size: str, collector: str, preset: str, jdk: Jdk | Non
 
 
 def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Cell]:
-    """The first JDK; every method x size x collector (smoke: G1 only, a smaller 'large')."""
+    """Every JDK (smoke: the first); every method x size x collector (smoke: G1 only, a smaller 'large')."""
     if preset not in PRESETS:
         raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
     p = PRESETS[preset]
-    jdk = list(jdks)[0] if jdks else None
-    return [cell_for(m, s, g, preset, jdk) for g in p["collectors"] for s in SIZES for m in METHODS]
+    chosen = (list(jdks)[:1] if preset == "smoke" else list(jdks)) or [None]
+    return [cell_for(m, s, g, preset, jdk) for jdk in chosen for g in p["collectors"] for s in SIZES for m in METHODS]

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ... import analysis
 from ...analysis import fmt_ns, fmt_ratio, fmt_rate
-from .rows import LAB, ORDERS, collectors, forks, rows
+from .rows import LAB, ORDERS, collectors, forks, per_jdk, rows
 from .sweep import METHODS, SIZES
 
 LABEL = {"split": "String.split", "list": "reused ArrayList", "set": "reused HashSet"}
@@ -32,20 +32,21 @@ def comparison(df: pd.DataFrame) -> pd.DataFrame:
     """Per collector, input size and method: calls/s, ns per call, x String.split's time, bytes allocated per call,
     collections and GC time per run (medians over forks of each fork's median run)."""
     out = []
-    for g in collectors(df):
-        for size in SIZES:
-            base = _med(forks(df, LAB, "ns_per_op", "split", size, g))
-            for m in METHODS:
-                ns = _med(forks(df, LAB, "ns_per_op", m, size, g))
-                if not np.isfinite(ns):
-                    continue
-                out.append({"collector": g, "input": size, "words": _words(df, size), "method": LABEL[m],
-                            "calls/s": fmt_rate(1e9 / ns, "calls/s"), "ns per call": fmt_ns(ns),
-                            "String.split / this": fmt_ratio(base / ns),
-                            "bytes per call": _num(_med(forks(df, LAB, "alloc_bytes_per_op", m, size, g))),
-                            "GCs per run": _num(_med(forks(df, LAB, "gc_count", m, size, g)), 1),
-                            "GC ms per run": _num(_med(forks(df, LAB, "gc_ms", m, size, g))),
-                            "forks": len(forks(df, LAB, "ns_per_op", m, size, g))})
+    for runtime, d in per_jdk(df):
+        for g in collectors(d):
+            for size in SIZES:
+                base = _med(forks(d, LAB, "ns_per_op", "split", size, g))
+                for m in METHODS:
+                    ns = _med(forks(d, LAB, "ns_per_op", m, size, g))
+                    if not np.isfinite(ns):
+                        continue
+                    out.append({"runtime": runtime, "collector": g, "input": size, "words": _words(d, size),
+                                "method": LABEL[m], "calls/s": fmt_rate(1e9 / ns, "calls/s"),
+                                "ns per call": fmt_ns(ns), "String.split / this": fmt_ratio(base / ns),
+                                "bytes per call": _num(_med(forks(d, LAB, "alloc_bytes_per_op", m, size, g))),
+                                "GCs per run": _num(_med(forks(d, LAB, "gc_count", m, size, g)), 1),
+                                "GC ms per run": _num(_med(forks(d, LAB, "gc_ms", m, size, g))),
+                                "forks": len(forks(d, LAB, "ns_per_op", m, size, g))})
     return pd.DataFrame(out)
 
 
@@ -58,20 +59,19 @@ def _words(df: pd.DataFrame, size: str) -> str:
 def young_table(df: pd.DataFrame) -> pd.DataFrame:
     """The young generation each collector's JVM had (committed Eden + Survivor, read from the JVM) beside the
     result array String.split allocates per input size."""
-    y = rows(df, "young_gen_bytes")
-    a = rows(df, "result_array_bytes")
-    if y.empty:
+    if rows(df, "young_gen_bytes").empty:
         return pd.DataFrame()
     out = []
-    for g in collectors(df):
-        young = analysis.where(y, collector=g)["value"].median()
-        for size in SIZES:
-            arr = analysis.where(a, collector=g, size=size)["value"]
-            if arr.empty:
-                continue
-            out.append({"collector": g, "young generation (MB)": f"{young / 2**20:,.1f}", "input": size,
-                        "result array (MB)": f"{arr.iloc[0] / 2**20:,.3f}",
-                        "fits in the young generation?": "yes" if arr.iloc[0] < young else "no"})
+    for runtime, d in per_jdk(df):
+        for g in collectors(d):
+            young = analysis.where(rows(d, "young_gen_bytes"), collector=g)["value"].median()
+            for size in SIZES:
+                arr = analysis.where(rows(d, "result_array_bytes"), collector=g, size=size)["value"]
+                if arr.empty:
+                    continue
+                out.append({"runtime": runtime, "collector": g, "young generation (MB)": f"{young / 2**20:,.1f}",
+                            "input": size, "result array (MB)": f"{arr.iloc[0] / 2**20:,.3f}",
+                            "fits in the young generation?": "yes" if arr.iloc[0] < young else "no"})
     return pd.DataFrame(out)
 
 
@@ -81,7 +81,8 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     m = rows(df)
     if m.empty:
         return pd.DataFrame()
-    keys = ["collector", "size", "variant"]
+    m = m.assign(runtime=m["jdk"].map(analysis.runtime_label))
+    keys = ["runtime", "collector", "size", "variant"]
     s = analysis.sort_by(analysis.summary(m, keys), ORDERS)
     nforks = m.groupby(keys)["fork"].nunique()
     out = s[keys].copy()
