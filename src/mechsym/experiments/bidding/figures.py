@@ -12,7 +12,7 @@ from .sweep import CONTAINERS
 
 
 def _panels(df, draw, ylabel: str, title: str, width: float = 4.6):
-    """One panel per container and machine, the first JDK of each machine."""
+    """One panel per container and machine (what a panel draws chooses its JDKs)."""
     parts = list(analysis.split(df))
     fig, axes = plots.grid(len(parts) * len(CONTAINERS), cols=len(CONTAINERS), width=width, height=3.8,
                            sharey="row")
@@ -55,18 +55,20 @@ def plot_throughput_vs_items(df: pd.DataFrame, ref: pd.DataFrame | None = None, 
 
 
 def plot_jitter_vs_clients(df: pd.DataFrame, protocol: str = "post"):
-    """Thread jitter (%) against clients at the judged item count, every fork a dot, the median a line; the post's
-    0-6% band for clients <= cores shaded up to this machine's core count."""
+    """Thread jitter (%) against clients at the judged item count, every fork a dot, the median a line per JDK; the
+    post's 0-6% band for clients <= cores shaded up to this machine's core count."""
     proto = next(p for p in PROTOCOLS if p.name == protocol)
 
     def draw(ax, sub, container):
         m = rows(sub, "jitter")
-        jdk = analysis.jdks(m)[0]
-        pf = analysis.per_fork(analysis.where(m, protocol=protocol, variant=container, jdk=jdk, items=judged_items(sub),
-                                              map_capacity=16, gc="isolated"), proto, ["clients"])
+        jdks = analysis.jdks(m)
+        pf = pd.concat([analysis.per_fork(analysis.where(m, protocol=protocol, variant=container, jdk=jdk,
+                                                         items=judged_items(sub), map_capacity=16, gc="isolated"),
+                                          proto, ["clients"]).assign(what=analysis.runtime_label(jdk))
+                        for jdk in jdks], ignore_index=True)
         pf["value"] = pf["value"] * 100
-        pf["what"] = f"JDK {jdk}"
-        plots.points_and_median(ax, pf, "clients", "value", "what", colors={f"JDK {jdk}": "#0072B2"}, jitter=0.3)
+        colors = {analysis.runtime_label(j): c for j, c in zip(jdks, ("#0072B2", "#D55E00", "#009E73"))}
+        plots.points_and_median(ax, pf, "clients", "value", "what", order=list(colors), colors=colors, jitter=0.3)
         ax.axhspan(0, 6, xmax=1, color="#2ca02c", alpha=0.08, label="the post: 0-6% while clients <= cores")
         ax.axvline(core_count(sub), ls=":", color="#555", lw=1, label="this machine's cores")
         ax.set_xscale("log", base=2)
