@@ -5,16 +5,11 @@ Where they live, the room check and the run's own directory (seqio-<pid>-<hex>) 
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import ctypes.util
 import mmap
 import os
 import re
-import secrets
-import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
