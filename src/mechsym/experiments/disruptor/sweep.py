@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ... import MechsymError
-from ... import cpus
+from ... import MechsymError, cpus
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...sweep import Cell

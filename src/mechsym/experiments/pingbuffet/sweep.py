@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ... import MechsymError, scratch
-from ... import cpus
+from ... import MechsymError, cpus, scratch
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...sweep import Cell
