@@ -121,6 +121,51 @@ def test_protocols_read_each_fork_their_own_way():
     assert sorted(analysis.fork_values(m, LAB)) == [294.5, 302.5]     # the median of the measured runs
 
 
+def every_protocol() -> list[analysis.Protocol]:
+    """Every Protocol the analysis layer and the experiment packages define (module-level names)."""
+    import importlib
+    import pkgutil
+
+    from mechsym import experiments
+
+    found = {id(p): p for p in vars(analysis).values() if isinstance(p, analysis.Protocol)}
+    for info in pkgutil.walk_packages(experiments.__path__, experiments.__name__ + "."):
+        found.update({id(p): p for p in vars(importlib.import_module(info.name)).values()
+                      if isinstance(p, analysis.Protocol)})
+    return list(found.values())
+
+
+def test_a_protocols_fast_path_gives_its_reduction_bit_for_bit():
+    """per_fork reads a fork through the array twin of its reduction (analysis.FAST) when there is one: it must equal
+    `reduce` exactly, for odd and even counts, one value, ties; a fork holding a NaN goes through `reduce`. Every
+    protocol of every experiment is checked, so one given another reduction can never read forks another way."""
+    rng = np.random.default_rng(3)
+    cases = [rng.lognormal(18, 1, n) for n in (1, 2, 3, 10, 11, 20)] + [np.array([5.0, 5.0, 7.0, 5.0])]
+    protocols = every_protocol()
+    assert len([p for p in protocols if p.reduce in analysis.FAST]) >= 5
+    for p in protocols:
+        for v in cases:
+            want = p.reduce(pd.Series(v))
+            assert p.of(v) == want or np.isnan(want) and np.isnan(p.of(v)), (p.name, p.text, v)
+        with_nan = np.array([3.0, np.nan, 5.0])
+        want = p.reduce(pd.Series(with_nan))
+        assert p.of(with_nan) == want or np.isnan(want) and np.isnan(p.of(with_nan)), p.text
+
+
+def test_per_fork_keeps_forks_runs_and_machines_apart_in_first_seen_order():
+    rows = []
+    for machine, run, fork, values in [("m2", "r1", 0, [9, 1, 2]), ("m1", "r1", 0, [4, 5, 6]), ("m1", "r2", 0, [7, 8]),
+                                       ("m1", "r1", 1, [3, np.nan, 1])]:
+        rows += [dict(machine=machine, run_id=run, fork=fork, iteration=len(values) - i, value=v, cell="a")
+                 for i, v in enumerate(reversed(values))]   # stored out of order: per_fork sorts by iteration
+    df = pd.DataFrame(rows)
+    first = analysis.per_fork(df, POST, by=["cell"])
+    assert first["fork_key"].tolist() == ["m2/r1/0", "m1/r1/0", "m1/r2/0", "m1/r1/1"]
+    assert first["value"].tolist() == [9, 4, 7, 3] and first["cell"].tolist() == ["a"] * 4
+    assert analysis.per_fork(df, LAB)["value"].tolist() == [2, 5, 7.5, 2]   # the NaN skipped, as Series.median
+    assert list(analysis.per_fork(df.iloc[0:0], LAB).columns) == ["fork_key", "value"]
+
+
 def test_warmup_read_the_same_however_it_was_stored():
     for w in ([True, False], ["True", "False"], [1, 0], ["1", "0"]):
         df = pd.DataFrame({"warmup": w, "metric": "m", "value": [1.0, 2.0], "status": "ok"})

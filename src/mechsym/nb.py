@@ -113,13 +113,29 @@ def whose(df: pd.DataFrame, experiment: str | None = None):
     return Markdown("Results shown:\n" + "\n".join(parts))
 
 
+_JUDGED: dict = {}
+
+
+def judged(module, df: pd.DataFrame, notebook: str) -> list:
+    """The notebook's verdicts on these rows, machine by machine. The verdict table and the recap show the same
+    verdicts, so they are computed once: kept for the last rows judged, keyed by the rows' content (rows changed
+    in between are judged afresh)."""
+    from . import overview, verdicts
+
+    key = (module.NAME, notebook, tuple(map(str, df.columns)), len(df),
+           int(pd.util.hash_pandas_object(df.astype(str), index=False).sum()) if len(df) else 0)
+    if key not in _JUDGED:
+        _JUDGED.clear()
+        _JUDGED[key] = verdicts.for_notebook(overview.machine_verdicts(module, df), notebook)
+    return _JUDGED[key]
+
+
 def verdict_table(module, df: pd.DataFrame, notebook: str):
     """A notebook's verdict table: its claims judged on these rows (per machine, per fork, with intervals), each
     with how many complete stored runs of the same machine agree, coloured by outcome."""
     from . import overview, verdicts
 
-    judged = verdicts.for_notebook(overview.machine_verdicts(module, df), notebook)
-    return verdicts.styled(overview.replication(module, module.NAME, df, judged))
+    return verdicts.styled(overview.replication(module, module.NAME, df, judged(module, df, notebook)))
 
 
 def table(df):
@@ -148,14 +164,12 @@ def recap(module, df: pd.DataFrame, notebook: str):
 
     from IPython.display import Markdown
 
-    from . import overview, verdicts
-
-    judged = verdicts.for_notebook(overview.machine_verdicts(module, df), notebook)
-    if not judged:
+    shown = judged(module, df, notebook)
+    if not shown:
         return Markdown("No verdicts on these runs.")
     lines = []
-    for claim in dict.fromkeys(v.claim for v in judged):
-        counts = Counter(v.outcome for v in judged if v.claim == claim)
+    for claim in dict.fromkeys(v.claim for v in shown):
+        counts = Counter(v.outcome for v in shown if v.claim == claim)
         n = sum(counts.values())
         parts = ", ".join(f"{k} {c} of {n}" for k, c in counts.most_common())
         lines.append(f"- *{claim.text}*: {parts}")

@@ -90,9 +90,12 @@ def replication(module, name: str, df: pd.DataFrame, main: list[Verdict], busy: 
         if len(metas) < 2:
             continue
         rows = store.load(name, machine, latest=False)
+        mine = [v for v in main if v.machine == machine]
         for meta in metas:
             one = rows[rows["run_id"].astype(str) == meta["run_id"]] if len(rows) else rows
-            if len(one):
+            if shown == {meta["run_id"]} and len(one) == len(sub) and mine:
+                per_run.append(mine)  # the run shown, already judged: its verdicts are `main`'s own
+            elif len(one):
                 try:
                     per_run.append(machine_verdicts(module, one.reset_index(drop=True)))
                 except Exception:  # an old run the current analysis cannot read does not vote

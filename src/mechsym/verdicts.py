@@ -189,8 +189,8 @@ def estimate_with(fn: Callable[..., float], *groups, n_boot: int = 2000, level: 
     if n < MIN_FORKS:
         return Estimate(value, -math.inf, math.inf, n)
     rng = np.random.default_rng(seed)
-    picks = [rng.integers(0, len(a), (n_boot, len(a))) for a in arrays]
-    stats = np.array([fn(*[a[p[b]] for a, p in zip(arrays, picks)]) for b in range(n_boot)], dtype=float)
+    samples = [a[rng.integers(0, len(a), (n_boot, len(a)))] for a in arrays]  # one resample of each group per row
+    stats = np.array([fn(*[s[b] for s in samples]) for b in range(n_boot)], dtype=float)
     return _interval(value, stats, n, level)
 
 

@@ -12,7 +12,7 @@ import pandas as pd
 from ... import analysis
 from .sweep import PLACEMENTS
 
-POST = analysis.Protocol("post", "every full second of the run, as the post charted it", lambda v: float(v.median()))
+POST = analysis.Protocol("post", "every full second of the run, as the post charted it", analysis.median_run)
 LAB = analysis.Protocol("lab", "every full second after the first (start-up and JIT excluded)",
                         lambda v: float(v.iloc[1:].median()) if len(v) > 1 else float("nan"))
 PROTOCOLS = (POST, LAB)

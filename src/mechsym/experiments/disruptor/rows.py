@@ -14,7 +14,7 @@ from ... import analysis
 from .sweep import CHANNELS, PLACEMENTS
 
 POST = analysis.Protocol("post", "the best of the perf test's three passes in each fresh JVM, no warm-up "
-                         "(the post: \"I've seen over 50 million\")", lambda v: float(v.max()))
+                         "(the post: \"I've seen over 50 million\")", analysis.best_run)
 LAB = analysis.LAB
 PROTOCOLS = (POST, LAB)
 ORDERS = {"variant": list(CHANNELS), "placement": PLACEMENTS, "runtime": ["JDK 17", "JDK 25"],

@@ -15,7 +15,7 @@ import pandas as pd
 from ... import analysis
 from .sweep import PLACEMENTS, VARIANTS
 
-POST = analysis.Protocol("post", "the best run of each fresh JVM, as the post chose its best", lambda v: float(v.max()))
+POST = analysis.Protocol("post", "the best run of each fresh JVM, as the post chose its best", analysis.best_run)
 LAB = analysis.LAB
 PROTOCOLS = (POST, LAB)
 ORDERS = {"variant": list(VARIANTS), "placement": PLACEMENTS, "protocol": ["post", "lab"]}

@@ -25,9 +25,9 @@ BUFFERS = ["channel-heap", "mapped"]                # the post's ByteBuffer and 
 OTHERS = ["random-access-file", "buffered-stream"]  # the rest of the IO library
 
 KERNEL_POST = Protocol("post", "the kernel's post protocol (the structure of the post's listing); per JVM the median "
-                       "of passes 2-5", analysis.LAB.reduce)
+                       "of passes 2-5", analysis.median_run)
 KERNEL_LAB = Protocol("lab", "the lab's kernel (a data pattern that changes every pass, windows unmapped when done); "
-                      "per JVM the median of passes 2-5", analysis.LAB.reduce)
+                      "per JVM the median of passes 2-5", analysis.median_run)
 KERNEL_PROTOCOLS = (KERNEL_POST, KERNEL_LAB)
 
 

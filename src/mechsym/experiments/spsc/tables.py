@@ -15,7 +15,7 @@ from .sweep import MAIN_OPTIONS, OPTION_SETS, PLACEMENTS, POST_QUEUES, QUEUES
 # the last 10 test iterations", one run per fresh JVM. The kernel marks the first iterations as warm-up.
 PROTOCOL = analysis.Protocol(
     "post", "one fresh JVM per run, 20 iterations; the run's summary is the mean throughput of the last 10",
-    lambda values: float(values.mean()))
+    analysis.mean_run)
 _WITHIN_CV = analysis.Protocol("within-run CV", "iteration-to-iteration CV inside one run",
                                lambda values: float(values.std(ddof=0) / values.mean()))
 

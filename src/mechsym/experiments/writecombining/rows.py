@@ -17,7 +17,7 @@ from ... import analysis
 from .sweep import VARIANTS
 
 POST = dataclasses.replace(analysis.POST, text="the mean of the listing's three timed repetitions in each fresh JVM "
-                           "(the first one cold), as the post printed and read them", reduce=lambda v: float(v.mean()))
+                           "(the first one cold), as the post printed and read them", reduce=analysis.mean_run)
 COLD = dataclasses.replace(analysis.POST, text="the first (cold) run of each fresh JVM of the sweep, as the "
                            "listing's first repetition ran")
 LAB = analysis.LAB
