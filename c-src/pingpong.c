@@ -34,12 +34,15 @@
  *   lab (the default): ping and pong both run on threads of their own, reused
  *     for every run (warm-up runs first, marked warmup=true); the clock
  *     (CLOCK_MONOTONIC) starts after a barrier; every value must be echoed
- *     exactly once and in order (tests on values the loops have just read; the
- *     ping's only while it waits: an A/B without them, alternating in one
- *     process on a loaded 2-vCPU VM, could not tell them apart from the
- *     run-to-run spread, median pair ratios 1.03 and 0.90) and the counters
- *     must end at the iteration
- *     count, else exit 3 with no number; every --sample-every-th round trip is
+ *     exactly once and in order, else exit 3 with no number: the ping tests
+ *     the value it reads only on its slow path (after 4096 unsuccessful
+ *     spins, where it also reads the clock), which a pong that skipped or
+ *     repeated a value always reaches, and the counters must end at the
+ *     iteration count. Nothing is tested on the exchange's own path: tests
+ *     there (the ping on every spin, the pong on every value) cost 3.2%
+ *     [2.5%, 3.7%] in an in-process A/B on a quiet 2-vCPU VM (median ratio of
+ *     120 adjacent runs, ABBA order, 95% bootstrap interval); on the slow
+ *     path they cost 0.5% [-0.3%, 0.9%] in the same A/B; every --sample-every-th round trip is
  *     timed on its own (percentiles); --wait=spin (the post), pause (PAUSE
  *     instruction) or yield (sched_yield); --max-ms bounds every run (checked
  *     at sampled exchanges and after every 4096 unsuccessful spins) and a run
@@ -110,7 +113,6 @@ static struct {
 static pthread_barrier_t start_barrier, end_barrier;
 static struct run_result *results;
 static char failure[256];
-static uint64_t pong_mismatches;
 
 static inline void wait_once(enum wait_mode mode) {
     if (mode == WAIT_PAUSE) {
@@ -262,17 +264,19 @@ static void ping_run(struct run_result *res) {
         int spins = 0;
         int broke = 0;
         while ((seen = s2) != value) {
-            if (seen != previous) {
-                char msg[200];
-                snprintf(msg, sizeof msg, "ping expected s2 = %" PRIu64 " or %" PRIu64 ", saw %" PRIu64,
-                         previous, value, seen);
-                set_failure(msg);
-                broke = 1;
-                break;
-            }
             wait_once(mode);
             if (++spins == CHECK_SPINS) {
+                /* the slow path, after 4096 unsuccessful spins: a pong that ran ahead (s2 past value) never
+                   comes back, so it is seen here every time, and no check sits on the exchange's own path */
                 spins = 0;
+                if (seen != previous) {
+                    char msg[200];
+                    snprintf(msg, sizeof msg, "ping expected s2 = %" PRIu64 " or %" PRIu64 ", saw %" PRIu64,
+                             previous, value, seen);
+                    set_failure(msg);
+                    broke = 1;
+                    break;
+                }
                 if (now_ns() > deadline) {
                     res->deadline_hit = 1;
                     broke = 1;
@@ -294,54 +298,45 @@ static void ping_run(struct run_result *res) {
     stop_flag = 1;
 }
 
-/* The pong side of one lab run; returns the values that were not the next one. */
-static uint64_t pong_run(void) {
+/* The pong side of one lab run. No check on the exchange's path: the ping's slow path and the counters after the
+   run catch a value skipped or repeated. */
+static void pong_run(void) {
     const uint64_t iterations = cfg.iterations;
     const enum wait_mode mode = cfg.wait;
-    uint64_t value = 0, mismatches = 0;
+    uint64_t value = 0;
     while (value < iterations) {
-        uint64_t seen;
         int spins = 0;
-        while ((seen = s1) == value) {
+        while (s1 == value) {
             wait_once(mode);
             if (++spins == CHECK_SPINS) {
                 spins = 0;
                 if (stop_flag) {
-                    return mismatches;
+                    return;
                 }
             }
-        }
-        if (seen != value + 1) {
-            mismatches++;
         }
         value = __sync_add_and_fetch(&s2, 1);
     }
-    return mismatches;
 }
 
 /* pong_run with the injected fault: at skip_at, s2 jumps by two in one atomic add. */
-static uint64_t pong_run_skipping(uint64_t skip_at) {
+static void pong_run_skipping(uint64_t skip_at) {
     const uint64_t iterations = cfg.iterations;
     const enum wait_mode mode = cfg.wait;
-    uint64_t value = 0, mismatches = 0;
+    uint64_t value = 0;
     while (value < iterations) {
-        uint64_t seen;
         int spins = 0;
-        while ((seen = s1) == value) {
+        while (s1 == value) {
             wait_once(mode);
             if (++spins == CHECK_SPINS) {
                 spins = 0;
                 if (stop_flag) {
-                    return mismatches;
+                    return;
                 }
             }
         }
-        if (seen != value + 1) {
-            mismatches++;
-        }
         value = __sync_add_and_fetch(&s2, value == skip_at ? 2 : 1);
     }
-    return mismatches;
 }
 
 static void *ping_thread(void *arg) {
@@ -364,7 +359,11 @@ static void *pong_thread(void *arg) {
     }
     for (int r = 0; r < cfg.warmup_runs + cfg.runs; r++) {
         pthread_barrier_wait(&start_barrier);
-        pong_mismatches += r == 0 && cfg.inject_skip ? pong_run_skipping(cfg.iterations / 2) : pong_run();
+        if (r == 0 && cfg.inject_skip) {
+            pong_run_skipping(cfg.iterations / 2);
+        } else {
+            pong_run();
+        }
         pthread_barrier_wait(&end_barrier);
     }
     return NULL;
@@ -593,11 +592,6 @@ int main(int argc, char **argv) {
     }
     if (failure[0] != '\0') {
         fprintf(stderr, "pingpong: CHECK FAILED: %s\n", failure);
-        return 3;
-    }
-    if (pong_mismatches != 0) {
-        fprintf(stderr, "pingpong: CHECK FAILED: %" PRIu64 " values were not echoed in order (pong saw s1 skip or "
-                "repeat)\n", pong_mismatches);
         return 3;
     }
 
