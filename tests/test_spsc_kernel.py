@@ -44,6 +44,25 @@ def test_every_queue_at_smoke_size_pinned_cross_core(queue):
     assert ((20000 * 1e9 / w["duration"]) / w["throughput"]).between(0.999, 1.001).all()
 
 
+def test_every_queue_in_the_posts_harness_tiny_capacity():
+    # The post's harness (a GC and a new producer thread per iteration, one constant value, the counts checked after
+    # the clock) with the smallest queue, so that every offer/poll crosses full/empty: exit 0 is the assertion.
+    for queue in QUEUES:
+        df = run_kernel(KERNEL, f"--queue={queue}", "--protocol=post", "--ops=20000", "--iterations=3", "--measured=1",
+                        f"--capacity={smallest_capacity(queue)}")
+        assert set(df["protocol"]) == {"post"} and set(df["pinning"]) == {"none"}, queue
+        assert (df["value"] > 0).all() and df["warmup"].sum() == 4 and (~df["warmup"]).sum() == 2
+
+
+@pytest.mark.parametrize("protocol", ["post", "lab"])
+def test_a_value_offered_twice_is_caught_in_either_harness(protocol):
+    for ops in (1, 1000):
+        r = java_kernel(KERNEL, f"--protocol={protocol}", f"--ops={ops}", "--iterations=2", "--measured=1",
+                        "--capacity=64", "--fault=duplicate-one")
+        assert r.returncode == 3 and r.stdout == "", (protocol, ops, r.returncode, r.stderr)
+        assert "CHECK FAILED" in r.stderr.splitlines()[-1], r.stderr
+
+
 def test_stress_every_queue_on_one_cpu_tiny_capacity():
     # Both threads on one CPU and the smallest queue: every offer/poll crosses full/empty, the yields interleave;
     # the kernel checks every value it takes, so exit 0 is the assertion.
@@ -190,6 +209,8 @@ def test_layout_text_format_is_jols_table():
     (KERNEL, ["--pin=0"], "--pin", "give two CPU ids"),
     (KERNEL, ["--pin=0,4095"], "--pin", "CPU 4095 is not online"),
     (KERNEL, ["--fault=drop-all"], "--fault", "allowed values are none, duplicate-one"),
+    (KERNEL, ["--protocol=fast"], "--protocol", "allowed values are lab, post"),
+    (KERNEL, ["--protocol=post", "--pin=0,1"], "--pin", "the post protocol pins no thread"),
     (LAYOUT, ["--queue=O9"], "--queue", "allowed values are " + ", ".join(QUEUES) + ", all"),
     (LAYOUT, ["--format=xml"], "--format", "allowed values are csv, text"),
 ])
