@@ -17,6 +17,7 @@ Plot helpers live in `mechsym.plots`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 from dataclasses import dataclass
@@ -53,10 +54,39 @@ def ok_rows(df: pd.DataFrame) -> pd.DataFrame:
     return m
 
 
+_READING: dict[int, tuple[pd.DataFrame, dict]] = {}
+
+
+@contextlib.contextmanager
+def reading(df: pd.DataFrame):
+    """While one table or verdict list reads these rows: `measured(df, ...)` is computed once per metric and kept (a
+    verdict list reads the same rows hundreds of times, once per cell). Each call gets its own shallow copy: with
+    pandas' copy-on-write, whatever a caller changes stays in its copy. `by_machine` reads every machine's rows
+    this way."""
+    mine = df is not None and id(df) not in _READING
+    if mine:
+        _READING[id(df)] = (df, {})
+    try:
+        yield
+    finally:
+        if mine:
+            _READING.pop(id(df), None)
+
+
 def measured(df: pd.DataFrame, metric: str | Iterable[str] | None = None, warmup: bool = False) -> pd.DataFrame:
     """Measured (not warm-up) rows of one metric (or several) from forks that passed their checks.
 
     warmup=True keeps the warm-up rows too (they stay marked in the `warmup` column)."""
+    kept = _READING.get(id(df)) if df is not None else None
+    if kept is None or kept[0] is not df:
+        return _measured(df, metric, warmup)
+    key = (metric if metric is None or isinstance(metric, str) else tuple(metric), warmup)
+    if key not in kept[1]:
+        kept[1][key] = _measured(df, metric, warmup)
+    return kept[1][key].copy(deep=False)
+
+
+def _measured(df: pd.DataFrame, metric, warmup: bool) -> pd.DataFrame:
     if df is None or df.empty:
         return pd.DataFrame(columns=list(df.columns) if df is not None else [])
     m = ok_rows(df)
@@ -109,7 +139,10 @@ def by_machine(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def wrapper(df, *args, **kwargs):
         parts = list(split(df)) if df is not None else [("", df)]
-        results = [(m, fn(sub, *args, **kwargs)) for m, sub in parts]
+        results = []
+        for m, sub in parts:
+            with reading(sub):
+                results.append((m, fn(sub, *args, **kwargs)))
         first = results[0][1] if results else None
         if isinstance(first, list) or first is None and not results:
             return [_tag(item, m) for m, r in results for item in (r or [])]
