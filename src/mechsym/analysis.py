@@ -7,7 +7,10 @@ Everything a table, a figure or a verdict needs from stored rows, written once:
   experiment is wrapped in `by_machine` (or iterates `split`), so rows of two hosts are never judged or
   tabulated as one;
 - `per_fork`: one number per fork (fresh JVM), the unit of replication, under a protocol (the post's "first
-  timed run after warm-up", or the lab's "median of the measured runs");
+  timed run after warm-up", or the lab's "median of the measured runs"); the shared reductions (`first_run`,
+  `median_run`, `mean_run`, `best_run`) have NumPy twins in `FAST` that give the same numbers bit for bit, faster;
+- `reading`: while one table or verdict list reads a machine's rows (every `by_machine` call), `measured` is
+  computed once per metric;
 - `summary`: median and spread per group; `ordered`/`sort_by`: category orderings from one list;
 - unit formatters (`fmt_ns`, `fmt_rate`, `fmt_mbps`, `fmt_ratio`, `fmt_value`);
 - `unavailable`: the cells this machine or JDK could not run, with the reason.
