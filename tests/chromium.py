@@ -123,7 +123,7 @@ class Browser:
                        naturalWidth: i.naturalWidth, naturalHeight: i.naturalHeight,
                        width: i.getBoundingClientRect().width, height: i.getBoundingClientRect().height})),
             links: [...document.links].map(a => a.getAttribute('href')),
-            text: document.body.innerText.slice(0, 20000),
+            text: document.body.innerText.slice(0, 200000),
             height: document.documentElement.scrollHeight})""")["result"]["value"]
         page = json.loads(report)
         problems = []
