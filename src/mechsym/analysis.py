@@ -244,6 +244,11 @@ def per_fork(df: pd.DataFrame, protocol: Protocol = LAB, by: Iterable[str] = ())
     return out
 
 
+def median_of(values) -> float:
+    """The median of per-fork values, NaN when there are none (a cell this run lacks), for a table."""
+    return float(np.median(values)) if len(values) else float("nan")
+
+
 def fork_values(df: pd.DataFrame, protocol: Protocol = LAB, **conditions) -> np.ndarray:
     """The per-fork values of the rows matching `conditions` (one cell), as an array."""
     pf = per_fork(where(df, **conditions), protocol)

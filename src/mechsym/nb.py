@@ -123,7 +123,7 @@ def judged(module, df: pd.DataFrame, notebook: str) -> list:
     from . import overview, verdicts
 
     key = (module.NAME, notebook, tuple(map(str, df.columns)), len(df),
-           int(pd.util.hash_pandas_object(df.astype(str), index=False).sum()) if len(df) else 0)
+           int(pd.util.hash_pandas_object(df, index=False).sum()) if len(df) else 0)
     if key not in _JUDGED:
         _JUDGED.clear()
         _JUDGED[key] = verdicts.for_notebook(overview.machine_verdicts(module, df), notebook)

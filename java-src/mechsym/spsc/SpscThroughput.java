@@ -107,10 +107,6 @@ public final class SpscThroughput {
                              "protocol=lab"};
     }
 
-    public static String[] protocols() {
-        return PROTOCOLS.toArray(new String[0]);
-    }
-
     public static String[] queues() {
         return QUEUES.toArray(new String[0]);
     }

@@ -14,10 +14,6 @@ from .sweep import METHODS, SIZES
 LABEL = {"split": "String.split", "list": "reused ArrayList", "set": "reused HashSet"}
 
 
-def _med(v: np.ndarray) -> float:
-    return float(np.median(v)) if len(v) else np.nan
-
-
 def _num(v: float, digits: int = 0) -> str:
     return f"{v:,.{digits}f}" if np.isfinite(v) else analysis.MISSING
 
@@ -35,17 +31,17 @@ def comparison(df: pd.DataFrame) -> pd.DataFrame:
     for runtime, d in per_jdk(df):
         for g in collectors(d):
             for size in SIZES:
-                base = _med(forks(d, LAB, "ns_per_op", "split", size, g))
+                base = analysis.median_of(forks(d, LAB, "ns_per_op", "split", size, g))
                 for m in METHODS:
-                    ns = _med(forks(d, LAB, "ns_per_op", m, size, g))
+                    ns = analysis.median_of(forks(d, LAB, "ns_per_op", m, size, g))
                     if not np.isfinite(ns):
                         continue
                     out.append({"runtime": runtime, "collector": g, "input": size, "words": _words(d, size),
                                 "method": LABEL[m], "calls/s": fmt_rate(1e9 / ns, "calls/s"),
                                 "ns per call": fmt_ns(ns), "String.split / this": fmt_ratio(base / ns),
-                                "bytes per call": _num(_med(forks(d, LAB, "alloc_bytes_per_op", m, size, g))),
-                                "GCs per run": _num(_med(forks(d, LAB, "gc_count", m, size, g)), 1),
-                                "GC ms per run": _num(_med(forks(d, LAB, "gc_ms", m, size, g))),
+                                "bytes per call": _num(analysis.median_of(forks(d, LAB, "alloc_bytes_per_op", m, size, g))),
+                                "GCs per run": _num(analysis.median_of(forks(d, LAB, "gc_count", m, size, g)), 1),
+                                "GC ms per run": _num(analysis.median_of(forks(d, LAB, "gc_ms", m, size, g))),
                                 "forks": len(forks(d, LAB, "ns_per_op", m, size, g))})
     return pd.DataFrame(out)
 

@@ -40,8 +40,7 @@ def comparison(df: pd.DataFrame, ref: pd.DataFrame, protocol: str = "lab") -> pd
                         "post: x one thread": [fmt_ratio(v / ms["one-thread"]) for v in ms]})
     for jdk in runtimes(df):
         rt = analysis.runtime_label(jdk)
-        med = [np.median(v) if len(v) else np.nan
-               for v in (forks(df, proto, jdk, m, t) for m, t, _ in TABLE.values())]
+        med = [analysis.median_of(forks(df, proto, jdk, m, t)) for m, t, _ in TABLE.values()]
         out[f"{rt}: ms"] = [_ms(v) for v in med]
         out[f"{rt}: x one thread"] = [fmt_ratio(v / med[0]) for v in med]
     return out
