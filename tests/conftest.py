@@ -7,13 +7,20 @@ synthetic rows, pages rendered from stored results, the store, bundles, CLI pars
 meanwhile. A test is serial when it is marked `kernel` or `notebook`, or when its code runs a kernel or a sweep
 (SERIAL_CODE below, read from the test's source, its fixtures' and its module's helpers', so a new test that runs
 kernels needs no list updated).
-Without -n every test runs in order, as before."""
+The notebook renders are not serial: each renders one smoke run of its experiment from a store (`smoke_store`), and
+that sweep runs once per pytest run, for every worker, under the kernel lock (`kernel_lock`, a flock in a directory
+the workers share) that every serial test also holds from its setup to its teardown: two kernels never run at once,
+and the notebooks' rendering (most of their time) runs beside the kernels. Without -n every test runs in order, as
+before."""
 
 import ast
+import contextlib
+import fcntl
 import functools
 import inspect
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -33,7 +40,10 @@ SERIAL_CODE = re.compile(r"\b(kernel_process|run_kernel|java_kernel|jpype)\b|\b(
 
 def serial(item) -> bool:
     """Whether a test runs a kernel, a sweep or a smoke notebook: it is marked `kernel` or `notebook`, or its source,
-    its fixtures' or that of a function of the test suite they use calls one (SERIAL_CODE)."""
+    its fixtures' or that of a function of the test suite they use calls one (SERIAL_CODE); not when it is marked
+    `own_lock` (it runs kernels only through `smoke_store`, which holds the kernel lock for them)."""
+    if item.get_closest_marker("own_lock"):
+        return False
     if item.get_closest_marker("kernel") or item.get_closest_marker("notebook"):
         return True
     fixtures = [d.func for name in item.fixturenames for d in item._fixtureinfo.name2fixturedefs.get(name, ())]
@@ -61,15 +71,77 @@ def _runs_kernels(func, seen: frozenset) -> bool:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if serial(item):
+        item.mechsym_serial = serial(item)
+        if item.mechsym_serial:
             item.add_marker(pytest.mark.xdist_group("serial"))
-            if getattr(config.option, "loadgroup", False) and hasattr(item, "_id"):
-                # pytest-xdist 3.8 passes the group to its scheduler as a node id suffix written to item._nodeid,
-                # which pytest 9.2's structured node ids no longer read, so the group is silently ignored
-                # (pytest-xdist#1386, fix proposed in #1388): write the suffix where pytest 9.2 reads it.
-                from _pytest.nodeid import NodeId
+        group = item.get_closest_marker("xdist_group")
+        if group and getattr(config.option, "loadgroup", False) and hasattr(item, "_id"):
+            # pytest-xdist 3.8 passes the group to its scheduler as a node id suffix written to item._nodeid,
+            # which pytest 9.2's structured node ids no longer read, so the group is silently ignored
+            # (pytest-xdist#1386, fix proposed in #1388): write the suffix where pytest 9.2 reads it.
+            from _pytest.nodeid import NodeId
 
-                item._id = NodeId.parse(f"{item.nodeid}@serial")
+            item._id = NodeId.parse(f"{item.nodeid}@{group.args[0] if group.args else group.kwargs['name']}")
+
+
+def run_dir(config) -> Path:
+    """A directory of this pytest run that every xdist worker shares (the parent of the workers' base temps; without
+    xdist, the base temp)."""
+    base = config._tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+class KernelLock:
+    """An exclusive flock on `path` (one kernel at a time across the run's workers), re-entrant within a process."""
+
+    def __init__(self, path: Path):
+        self.path, self.depth, self.fd = path, 0, None
+
+    def __enter__(self):
+        if self.depth == 0:
+            self.fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o644)
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        self.depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        self.depth -= 1
+        if self.depth == 0:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None
+
+
+@functools.cache
+def kernel_lock(config) -> KernelLock:
+    return KernelLock(run_dir(config) / "kernels.lock")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """A serial test holds the kernel lock from its setup to its teardown (fixtures that run kernels included)."""
+    with kernel_lock(item.config) if getattr(item, "mechsym_serial", False) else contextlib.nullcontext():
+        yield
+
+
+@pytest.fixture(scope="session")
+def smoke_store(pytestconfig):
+    """`smoke_store(name)`: the results store of one `mechsym run <name> --preset smoke`, run once per pytest run
+    for all workers, under the kernel lock. Read it, do not write it: copy it into a test's own store."""
+
+    def get(name: str) -> Path:
+        here = run_dir(pytestconfig) / "smoke" / name
+        with kernel_lock(pytestconfig):
+            if not (here / "done").exists():
+                shutil.rmtree(here, ignore_errors=True)
+                here.mkdir(parents=True)
+                r = mechsym("run", name, "--preset", "smoke", "--no-progress", timeout=600,
+                            env={"MECHSYM_RESULTS": str(here / "results"), "MECHSYM_BENCH_LOCK": str(here / "bench.lock")})
+                assert r.returncode == 0, f"mechsym run {name} --preset smoke: exit {r.returncode}\n{r.stderr[-3000:]}"
+                (here / "done").write_text(r.stdout)
+        return here / "results"
+
+    return get
 
 
 @pytest.fixture(autouse=True)

@@ -2,16 +2,14 @@
 fault fails every time, the post protocol's shape), its cells, claims and verdicts on synthetic rows, tables and
 figures, and a smoke sweep through the CLI. No test asserts a timing."""
 
-import subprocess
 
 import matplotlib
-import numpy as np
 import pandas as pd
 import pytest
 
 matplotlib.use("Agg")
 
-from conftest import ROOT, VENV_BIN, assert_refused, kernel_process, run_kernel  # noqa: E402
+from conftest import assert_refused, kernel_process, run_kernel  # noqa: E402
 from mechsym import reference  # noqa: E402
 from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import batching as exp  # noqa: E402
@@ -144,11 +142,9 @@ def test_tables_and_figures_read_synthetic_rows():
 
 # ---------------------------------------------------------------- end to end
 
-def test_smoke_sweep_through_the_cli(results_dir):
-    r = subprocess.run([str(VENV_BIN / "mechsym"), "run", "batching", "--preset", "smoke", "--no-progress"],
-                       capture_output=True, text=True, timeout=600, cwd=ROOT)
-    assert r.returncode == 0, r.stderr[-3000:]
-    df = pd.read_csv(next(results_dir.rglob("*.csv")))
+@pytest.mark.own_lock
+def test_smoke_sweep_through_the_cli(smoke_store):
+    df = pd.read_csv(next(smoke_store("batching").rglob("*.csv")))   # `mechsym run batching --preset smoke`, once
     ok = df[df["status"] == "ok"]
     assert set(ok["variant"]) == set(exp.MODES) and set(ok["group"]) == {"table", "load"}
     assert (ok.loc[ok["metric"] == "latency_mean", "value"] > 0).all()

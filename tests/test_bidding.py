@@ -2,7 +2,6 @@
 its sweep cells, claims and verdicts on synthetic rows, tables and figures, and a smoke sweep end to end through the
 CLI. No test asserts a timing."""
 
-import subprocess
 
 import matplotlib
 import numpy as np
@@ -11,7 +10,7 @@ import pytest
 
 matplotlib.use("Agg")
 
-from conftest import ROOT, VENV_BIN, assert_refused, kernel_process, run_kernel  # noqa: E402
+from conftest import assert_refused, kernel_process, run_kernel  # noqa: E402
 from mechsym import MechsymError, bridge, reference  # noqa: E402
 from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import bidding as exp  # noqa: E402
@@ -183,11 +182,9 @@ def test_tables_and_figures_render_numbers():
 
 # ---------------------------------------------------------------- end to end
 
-def test_smoke_sweep_through_the_cli(results_dir):
-    r = subprocess.run([str(VENV_BIN / "mechsym"), "run", "bidding", "--preset", "smoke", "--no-progress"],
-                       capture_output=True, text=True, timeout=600, cwd=ROOT)
-    assert r.returncode == 0, r.stderr[-3000:]
-    df = pd.read_csv(next(results_dir.rglob("*.csv")))
+@pytest.mark.own_lock
+def test_smoke_sweep_through_the_cli(smoke_store):
+    df = pd.read_csv(next(smoke_store("bidding").rglob("*.csv")))   # `mechsym run bidding --preset smoke`, once
     ok = df[df["status"] == "ok"]
     assert set(ok["variant"]) == set(exp.CONTAINERS) and set(ok["protocol"]) == {"post", "lab"}
     assert set(ok["gc"]) == {"isolated", "default"}

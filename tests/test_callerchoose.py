@@ -2,7 +2,6 @@
 its cells, claims and verdicts on synthetic rows, tables and figures, and a smoke sweep through the CLI. No test
 asserts a timing."""
 
-import subprocess
 
 import matplotlib
 import pandas as pd
@@ -10,7 +9,7 @@ import pytest
 
 matplotlib.use("Agg")
 
-from conftest import ROOT, VENV_BIN, kernel_process, run_kernel  # noqa: E402
+from conftest import kernel_process, run_kernel  # noqa: E402
 from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import callerchoose as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
@@ -79,11 +78,9 @@ def test_tables_and_figures_read_synthetic_rows():
         assert fig.axes
 
 
-def test_smoke_sweep_through_the_cli(results_dir):
-    r = subprocess.run([str(VENV_BIN / "mechsym"), "run", "callerchoose", "--preset", "smoke", "--no-progress"],
-                       capture_output=True, text=True, timeout=600, cwd=ROOT)
-    assert r.returncode == 0, r.stderr[-3000:]
-    df = pd.read_csv(next(results_dir.rglob("*.csv")))
+@pytest.mark.own_lock
+def test_smoke_sweep_through_the_cli(smoke_store):
+    df = pd.read_csv(next(smoke_store("callerchoose").rglob("*.csv")))   # `mechsym run callerchoose --preset smoke`
     ok = df[df["status"] == "ok"]
     assert set(ok["variant"]) == set(exp.METHODS) and set(ok["size"]) == set(exp.SIZES)
     assert len(exp.verdicts(df)) == 3 * 2

@@ -4,7 +4,6 @@ Synthetic tidy rows with several forks per cell (so intervals exist), two machin
 through the CLI. No test asserts a timing."""
 
 import json
-import subprocess
 
 import matplotlib
 import numpy as np
@@ -13,7 +12,6 @@ import pytest
 
 matplotlib.use("Agg")
 
-from conftest import VENV_BIN  # noqa: E402
 from mechsym import MechsymError, reference  # noqa: E402
 from mechsym.cpus import Cpu, Topology, read_topology  # noqa: E402
 from mechsym.experiments import falsesharing as exp  # noqa: E402
@@ -179,13 +177,12 @@ def test_scaling_table_ratios():
 
 # ---------------------------------------------------------------- end to end
 
-def test_smoke_run_through_the_cli(results_dir):
-    r = subprocess.run([str(VENV_BIN / "mechsym"), "run", "falsesharing", "--preset", "smoke", "--no-progress"],
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr
-    meta = json.loads(next(results_dir.rglob("*.json")).read_text())
+@pytest.mark.own_lock
+def test_smoke_run_through_the_cli(smoke_store):
+    stored = smoke_store("falsesharing")   # `mechsym run falsesharing --preset smoke`, once per test run
+    meta = json.loads(next(stored.rglob("*.json")).read_text())
     assert meta["failures"] == []
-    df = pd.concat(pd.read_csv(p) for p in results_dir.rglob("*.csv"))
+    df = pd.concat(pd.read_csv(p) for p in stored.rglob("*.csv"))
     ok = df[df["status"] == "ok"]
     assert set(ok["kind"]) >= {"time", "layout"}
     assert set(ok.loc[ok["kind"] == "time", "variant"]) == set(exp.LAYOUTS)

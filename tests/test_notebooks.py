@@ -1,15 +1,14 @@
-"""Every notebook executed by papermill at PRESET="smoke" (into a private results store) and exported to HTML."""
+"""Every notebook executed by papermill over a smoke run of its experiment (in a private results store) and exported
+to HTML; one notebook runs its own smoke sweep."""
 
-import json
-import subprocess
-import sys
+import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from chromium import check_page, find_chromium, table_problems
-from conftest import ROOT, VENV_BIN
+from conftest import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 
@@ -34,28 +33,52 @@ def test_notebook_matches_its_source(nb):
     assert len(params) == 1 and "PRESET" in params[0].source and "MACHINE" in params[0].source
 
 
-@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs_at_smoke_and_exports(nb, results_dir, artifacts, tmp_path, request):
+def experiment_of(nb: Path) -> str | None:
+    """The experiment a notebook re-runs (None for the overview, which runs nothing)."""
+    from mechsym import experiments
+
+    return next((m.NAME for m in experiments.all_modules() if nb.stem in m.NOTEBOOKS), None)
+
+
+def render_and_export(nb, out, preset, artifacts, request, page="smoke"):
+    """Execute `nb` into `out` at `preset` and export it to tests/artifacts/<notebook>.<page>.html: no error, a
+    figure, tables that read as numbers, and the page as a browser shows it."""
     from mechsym.reports import execute, to_html
 
-    out = tmp_path / nb.name
-    secs = execute(nb, out, preset="smoke", timeout=600)
+    execute(nb, out, preset=preset, timeout=600)
     executed = nbformat.read(out, as_version=4)
     errors = [o for c in executed.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"]
     assert not errors
     images = [o for c in executed.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if "image/png" in o.get("data", {})]
     assert images, f"{nb.name} drew no figure"
-    html = artifacts / f"{nb.stem}.smoke.html"
+    html = artifacts / f"{nb.stem}.{page}.html"
     to_html(out, html)
     text = html.read_text()
     assert "data:image/png;base64" in text and "Verdicts" in text
     # tables read as numbers: no scientific notation, no NaN, no cell cut with '…' (issue 13)
     assert table_problems(text) == [], nb.name
-    # the page in headless Chromium, screenshot in tests/artifacts/reports-<notebook>.smoke.png (without Chromium,
+    # the page in headless Chromium, screenshot in tests/artifacts/reports-<notebook>.<page>.png (without Chromium,
     # tests/test_reports.py's browser test skips and says why)
     if find_chromium():
         check_page(request.getfixturevalue("browser"), html, artifacts, html.stem)
-    # the smoke run was stored in the private store, not in data/results (the overview runs nothing itself)
-    if nb.stem != "00-overview":
-        assert list(results_dir.rglob("*.json"))
+
+
+@pytest.mark.own_lock
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_renders_a_smoke_run_and_exports(nb, results_dir, smoke_store, artifacts, tmp_path, request):
+    """Every notebook over a store holding one smoke run of its experiment (the sweep runs once per pytest run, for
+    every notebook and worker: tests/conftest.py's smoke_store), so the rendering runs beside other tests' kernels.
+    The overview runs nothing itself: it renders at PRESET="smoke" over an empty store."""
+    name = experiment_of(nb)
+    if name is not None:
+        shutil.copytree(smoke_store(name), results_dir, dirs_exist_ok=True)
+    render_and_export(nb, tmp_path / nb.name, "stored" if name else "smoke", artifacts, request)
+
+
+def test_a_notebook_runs_its_own_smoke_sweep(results_dir, artifacts, tmp_path, request):
+    """PRESET="smoke" in a notebook runs the sweep in the notebook's kernel (with its progress bar) and stores it in
+    the private store, not in data/results: the smallest experiment's notebook, end to end."""
+    nb = ROOT / "notebooks" / "12-processor-affinity.ipynb"
+    render_and_export(nb, tmp_path / nb.name, "smoke", artifacts, request, page="own-sweep")
+    assert list(results_dir.rglob("*.json"))

@@ -13,7 +13,7 @@ import pytest
 
 matplotlib.use("Agg")
 
-from conftest import kernel_process, mechsym, run_kernel  # noqa: E402
+from conftest import kernel_process, run_kernel  # noqa: E402
 from mechsym import MechsymError, reference  # noqa: E402
 from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import pingbuffet as exp  # noqa: E402
@@ -174,14 +174,14 @@ def test_killing_the_client_leaves_no_server_and_no_file(how, tmp_path):
 
 # ---------------------------------------------------------------- the sweep end to end
 
-def test_smoke_sweep_through_the_cli(results_dir):
-    """The smoke sweep end to end through `mechsym run`: rows stored with the cells' columns, both protocols, and
-    every claim judged (or said not measurable)."""
-    p = mechsym("run", exp.NAME, "--preset", "smoke")
-    assert p.returncode == 0, p.stderr
-    (meta,) = [json.loads(f.read_text()) for f in results_dir.rglob("*.json")]
+@pytest.mark.own_lock
+def test_smoke_sweep_through_the_cli(smoke_store):
+    """The smoke sweep end to end through `mechsym run` (once per test run: smoke_store): rows stored with the cells'
+    columns, both protocols, and every claim judged (or said not measurable)."""
+    stored = smoke_store(exp.NAME)
+    (meta,) = [json.loads(f.read_text()) for f in stored.rglob("*.json")]
     assert meta["failures"] == [] and meta["preset"] == "smoke"
-    df = pd.read_csv(next(results_dir.rglob("*.csv")))
+    df = pd.read_csv(next(stored.rglob("*.csv")))
     ok = df[df["status"] == "ok"]
     assert set(ok["variant"]) == {"ipc-spin", "tcp-spin", "timer"} and set(ok["protocol"]) == {"lab", "post"}
     assert (ok.loc[ok["metric"] == "rtt_p50", "value"] > 0).all()

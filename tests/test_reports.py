@@ -19,6 +19,9 @@ import pytest
 from chromium import check_page, page_text, table_problems
 from conftest import ROOT, mechsym
 
+# one worker builds the pages once for every test here (the module's fixture would run on each worker it reached)
+pytestmark = pytest.mark.xdist_group("reports")
+
 
 def newest_runs(committed, results):
     """A copy of the committed results with the newest run of each machine and experiment only (the pages are what

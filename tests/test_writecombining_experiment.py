@@ -3,6 +3,8 @@
 Synthetic tidy rows with several forks per cell (so intervals exist), two synthetic machines kept apart, and the
 smoke sweep end to end through the CLI. No test asserts a timing."""
 
+import shutil
+
 import matplotlib
 import numpy as np
 import pandas as pd
@@ -10,7 +12,6 @@ import pytest
 
 matplotlib.use("Agg")
 
-from conftest import mechsym  # noqa: E402
 from mechsym import MechsymError, reference, store  # noqa: E402
 from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import writecombining as exp  # noqa: E402
@@ -202,9 +203,9 @@ def test_reference_table_and_figures():
 
 # ---------------------------------------------------------------- end to end
 
-def test_smoke_sweep_through_the_cli(results_dir):
-    r = mechsym("run", exp.NAME, "--preset", "smoke", "--no-progress")
-    assert r.returncode == 0, r.stderr
+@pytest.mark.own_lock
+def test_smoke_sweep_through_the_cli(results_dir, smoke_store):
+    shutil.copytree(smoke_store(exp.NAME), results_dir, dirs_exist_ok=True)   # `mechsym run ... --preset smoke`, once
     df = store.load(exp.NAME, "all", preset="smoke")
     ok = df[df["status"] == "ok"]
     assert set(ok["variant"]) == set(exp.VARIANTS)

@@ -53,8 +53,21 @@ import mechsym.common.VmOptions;
  * code compiled as published (outside the repository), alternating fresh
  * JVMs of JDK 17 on a 2-vCPU VM, it matched under the post's collector
  * (ParallelGC, JDK 7's default: 1.13x, 95% interval [0.41, 1.88], 5 sets) but
- * ran 2.5x faster under G1 (JDK 17's default), with the queue's padding and
- * G1's region size ruled out as the cause.
+ * ran 2.5x faster under G1 (JDK 17's default). The cause is where the
+ * {@code System.gc()} leaves O1's objects: the post's code types its counters
+ * {@code AtomicLong}, so the verifier loads their padded subclass before the
+ * queue is built and {@code tail} lands right after the queue object; its
+ * value is padded after it only, so it shares a cache line with the queue's
+ * own fields ({@code buffer}, {@code mask}, {@code head}, read on every poll)
+ * when the queue sits at byte 48 or 56 of its line. Medians of 5 fresh JVMs
+ * each (iterations 10-19), alternating: the post's code 208M ops/s with the
+ * queue at byte 48, and 410M with it at byte 24 (the same code, only more
+ * classes loaded before its first GC); this kernel, whose counters are typed
+ * as the padded class (loaded at the first {@code new}, its class data landing
+ * between the queue and {@code tail}), 559M with {@code tail} 528 bytes away;
+ * the same with the counters retyped {@code AtomicLong} ({@code tail} adjacent
+ * again, queue at byte 32 or 56), 267M. So the post's O1 figure is a layout
+ * draw, not a property of the queue.
  *
  * <p>The lab harness's changes from the post's, all deliberate: both threads live for the
  * whole run and meet at a barrier before each iteration (the post started a
