@@ -52,6 +52,10 @@ def test_every_queue_in_the_posts_harness_tiny_capacity():
                         f"--capacity={smallest_capacity(queue)}")
         assert set(df["protocol"]) == {"post"} and set(df["pinning"]) == {"none"}, queue
         assert (df["value"] > 0).all() and df["warmup"].sum() == 4 and (~df["warmup"]).sum() == 2
+        # where the queue and its array sat in their cache lines, read per iteration (the GC moves them): a byte of
+        # the line that an object can start at (objects are 8-byte aligned), or -1 where JOL cannot tell
+        for col in ("queue_line_offset", "buffer_line_offset"):
+            assert set(df[col].astype(int)) <= {-1, 0, 8, 16, 24, 32, 40, 48, 56}, (queue, col, set(df[col]))
 
 
 @pytest.mark.parametrize("protocol", ["post", "lab"])

@@ -1,5 +1,7 @@
 package mechsym.spsc;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
  * O2: {@link OriginalQueue} (O1) with a padded data buffer, as the post's
  * "padded data original": the array gets {@link #PAD} extra slots on each end
@@ -13,8 +15,8 @@ public final class OriginalPaddedDataQueue implements SpscQueue {
     private final int capacity;
     private final int mask;
     private final Object[] buffer;
-    private final OriginalQueue.PaddedAtomicLong tail = new OriginalQueue.PaddedAtomicLong();
-    private final OriginalQueue.PaddedAtomicLong head = new OriginalQueue.PaddedAtomicLong();
+    private final AtomicLong tail = new OriginalQueue.PaddedAtomicLong();   // AtomicLong, as O1: see OriginalQueue
+    private final AtomicLong head = new OriginalQueue.PaddedAtomicLong();
     private final OriginalQueue.PaddedLong tailCache = new OriginalQueue.PaddedLong();
     private final OriginalQueue.PaddedLong headCache = new OriginalQueue.PaddedLong();
 

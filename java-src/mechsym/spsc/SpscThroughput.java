@@ -1,5 +1,6 @@
 package mechsym.spsc;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
@@ -49,25 +50,30 @@ import mechsym.common.VmOptions;
  * inside the loops, the counts checked after the clock (see
  * {@link #measurePost}); no thread is pinned (the post placed the whole JVM
  * with taskset). {@code lab} (the default) is the lab's harness, which the
- * bench's sweep runs. The post harness is not swept yet: beside the post's
- * code compiled as published (outside the repository), alternating fresh
- * JVMs of JDK 17 on a 2-vCPU VM, it matched under the post's collector
- * (ParallelGC, JDK 7's default: 1.13x, 95% interval [0.41, 1.88], 5 sets) but
- * ran 2.5x faster under G1 (JDK 17's default). The cause is where the
- * {@code System.gc()} leaves O1's objects: the post's code types its counters
- * {@code AtomicLong}, so the verifier loads their padded subclass before the
- * queue is built and {@code tail} lands right after the queue object; its
- * value is padded after it only, so it shares a cache line with the queue's
- * own fields ({@code buffer}, {@code mask}, {@code head}, read on every poll)
- * when the queue sits at byte 48 or 56 of its line. Medians of 5 fresh JVMs
- * each (iterations 10-19), alternating: the post's code 208M ops/s with the
- * queue at byte 48, and 410M with it at byte 24 (the same code, only more
- * classes loaded before its first GC); this kernel, whose counters are typed
- * as the padded class (loaded at the first {@code new}, its class data landing
- * between the queue and {@code tail}), 559M with {@code tail} 528 bytes away;
- * the same with the counters retyped {@code AtomicLong} ({@code tail} adjacent
- * again, queue at byte 32 or 56), 267M. So the post's O1 figure is a layout
- * draw, not a property of the queue.
+ * bench's sweep runs. The post harness is not swept yet.
+ *
+ * <p>Beside the post's code compiled as published (outside the repository),
+ * alternating fresh JVMs of JDK 17 on a 2-vCPU VM, O1 under the post harness
+ * ran 2.6x faster under G1 (JDK 17's default collector) while O1's counters
+ * were declared as their padded subclass; 1.13x under ParallelGC. The cause
+ * was where {@code System.gc()} leaves O1's objects. The post's code declares
+ * its counters {@code AtomicLong}, so the verifier loads the padded subclass
+ * before the queue is built and {@code tail} lands right after the queue
+ * object; padded after its value only, that value then shares a cache line
+ * with the queue's own fields (read on every poll) whenever the queue starts
+ * late in its line. Declared as the subclass, the subclass loaded at the first
+ * {@code new} and its class data landed between the two. Medians of 5 fresh
+ * JVMs each (iterations 10-19): the post's code 208M ops/s with the queue at
+ * byte 48 of its line, 410M with it at byte 24 (the same code, only more
+ * classes loaded before its first GC); the kernel with the subclass
+ * declared, 559M ({@code tail} 528 bytes from the queue); with
+ * {@code AtomicLong} declared, 267M. O1 and O2 now declare
+ * {@code AtomicLong}, as the post's code; with both queues at byte 40, 8
+ * alternating pairs gave the post's code 128-226M (median 196M) and this
+ * kernel 231-251M (median 240M), 1.2x. The post's O1 figure is a layout
+ * draw, not a property of the queue: each row records where the queue and
+ * its array sat in their cache lines ({@code queue_line_offset},
+ * {@code buffer_line_offset}, read after each iteration's GC here).
  *
  * <p>The lab harness's changes from the post's, all deliberate: both threads live for the
  * whole run and meet at a barrier before each iteration (the post started a
@@ -150,7 +156,12 @@ public final class SpscThroughput {
         final long bufferLine = Addresses.lineOffset(Addresses.buffer(queue));
 
         final SpscQueue measuredQueue = duplicateOne ? new DuplicateFirst(queue) : queue;
-        final long[] durations = protocol.equals("post") ? measurePost(measuredQueue, ops, iterations)
+        // where the queue object and its array sit in their cache lines, per iteration (the post harness's
+        // System.gc() moves them; the lab harness allocates nothing, so they stay where they were built)
+        final long[][] lines = new long[iterations][];
+        java.util.Arrays.fill(lines, new long[] {queueLine, bufferLine});
+        final long[] durations = protocol.equals("post")
+            ? measurePost(measuredQueue, ops, iterations, new Object[] {queue, Addresses.buffer(queue)}, lines)
             : measure(measuredQueue, capacity, ops, iterations, pin);
 
         final Csv csv = new Csv("queue", "protocol", "pinning", "producer_cpu", "consumer_cpu", "vm_cond_card_mark",
@@ -162,8 +173,11 @@ public final class SpscThroughput {
             VmOptions.value(HOTSPOT_OPTIONS[3]), Long.toString(queueLine), Long.toString(bufferLine));
         for (int i = 0; i < iterations; i++) {
             final boolean warmup = i < iterations - measured;
-            csv.row(extra, i, warmup, "duration", durations[i], "ns");
-            csv.row(extra, i, warmup, "throughput", ops * 1e9 / durations[i], "ops/s");
+            final List<String> here = new ArrayList<>(extra);
+            here.set(9, Long.toString(lines[i][0]));
+            here.set(10, Long.toString(lines[i][1]));
+            csv.row(here, i, warmup, "duration", durations[i], "ns");
+            csv.row(here, i, warmup, "throughput", ops * 1e9 / durations[i], "ops/s");
         }
         csv.flush(System.out);
     }
@@ -241,14 +255,20 @@ public final class SpscThroughput {
      * must be the one offered and the queue must be empty (a value offered
      * twice is left over; a lost one leaves the consumer waiting, for the
      * bench's timeout to end the run). Returns the nanoseconds of each
-     * iteration.
+     * iteration; {@code lines[i]} gets where each of {@code placed} (the queue
+     * and its array) sat in its cache line during iteration i (read after the
+     * GC, before the clock; -1 without JOL).
      */
-    public static long[] measurePost(final SpscQueue queue, final long ops, final int iterations)
-            throws InterruptedException {
+    public static long[] measurePost(final SpscQueue queue, final long ops, final int iterations,
+                                     final Object[] placed, final long[][] lines) throws InterruptedException {
         final long[] durations = new long[iterations];
         final FirstFailure failure = new FirstFailure();
         for (int i = 0; i < iterations; i++) {
             System.gc();
+            lines[i] = new long[placed.length];
+            for (int k = 0; k < placed.length; k++) {
+                lines[i][k] = Addresses.lineOffset(placed[k]);
+            }
             final long start = System.nanoTime();
             final Thread producer = new Thread(() -> {
                 try {
