@@ -108,7 +108,10 @@ def where(df: pd.DataFrame, **conditions) -> pd.DataFrame:
         if k not in sub:
             return sub.iloc[0:0]
         values = [str(x) for x in v] if isinstance(v, (list, tuple, set)) else [str(v)]
-        sub = sub[sub[k].astype(str).isin(values)]
+        # the column's distinct values converted as astype(str) would convert each row, then matched row by row:
+        # the same rows as sub[k].astype(str).isin(values), without converting every row to text on every call
+        distinct = pd.Series(sub[k].unique())
+        sub = sub[sub[k].isin(distinct[distinct.astype(str).isin(values)])]
     return sub
 
 
