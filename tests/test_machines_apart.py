@@ -3,11 +3,11 @@
 The store is a copy of this lab's newest stored standard run of each experiment plus the same rows relabelled as a
 second host that is 10x slower (times x10, rates /10, everything else as measured). A notebook that pooled the two
 would print a verdict on a mixture, or a row naming both; one that keeps them apart judges the same claims on each
-machine and names one machine per row. Renders from stored results only: measures nothing. Every figure is built
-for both machines (one that fails to build fails its cell) but not drawn into a PNG (MPLBACKEND=agg in the kernel:
-what is asserted here is in the tables), which takes a third to a half off each notebook's time; the figures are
-drawn by the smoke renders (tests/test_notebooks.py), and their panels per machine are checked in each experiment's
-tests."""
+machine and names one machine per row. Renders from stored results only: measures nothing. The notebooks run in
+this test process (tests/inprocess.py: an IPython shell, no Jupyter kernel to start, a cell's value kept as the
+kernel would send it). Every figure is built for both machines (one that fails to build fails its cell) but not
+drawn into a PNG (Agg: what is asserted here is in the tables); the figures are drawn by the smoke renders
+(tests/test_notebooks.py), and their panels per machine are checked in each experiment's tests."""
 
 import json
 import shutil
@@ -103,17 +103,14 @@ def machine_columns(executed) -> list[tuple[list[str], bool]]:
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
 def test_two_machines_stay_apart(nb, two_machines, tmp_path, monkeypatch):
-    from mechsym.reports import execute
+    import inprocess
 
     mine = [m for m in experiments.all_modules() if nb.stem in m.NOTEBOOKS] or experiments.all_modules()
     if not any(newest_standard(m.NAME) for m in mine):
         pytest.skip(f"{nb.stem}: no stored standard run to copy")
     monkeypatch.setenv("MECHSYM_RESULTS", str(two_machines))
     monkeypatch.setenv("MECHSYM_BENCH_LOCK", str(tmp_path / "bench.lock"))
-    monkeypatch.setenv("MPLBACKEND", "agg")
-    out = tmp_path / nb.name
-    execute(nb, out, preset="stored", machine="all", timeout=600)
-    tables = machine_columns(nbformat.read(out, as_version=4))
+    tables = machine_columns(inprocess.execute(nb, preset="stored", machine="all"))
     assert tables, f"{nb.stem}: with two machines stored, no table says which machine a row is from"
     seen = {c for cells, _ in tables for c in cells}
     assert any(SLOW in c for c in seen) and any(SLOW not in c for c in seen), f"{nb.stem}: machines shown {seen}"

@@ -15,7 +15,8 @@ from .sweep import PLACEMENTS
 
 def reference_table(ref: pd.DataFrame) -> pd.DataFrame:
     """What the post gives: its command lines and the note that its figure has no numbers."""
-    return ref[["table", "metric", "value", "unit", "note"]].fillna("")
+    # the value column holds no number (the figure had none): as text before "" fills it, as pandas 4 will require
+    return ref[["table", "metric", "value", "unit", "note"]].astype({"value": object}).fillna("")
 
 
 @analysis.by_machine
