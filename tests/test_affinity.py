@@ -111,7 +111,9 @@ def test_the_bench_stopped_or_killed_ends_both_jvms(how):
                              preexec_fn=default_sigint)
     try:
         end = time.monotonic() + 60
-        while len([ln for ln in alive(port) if "--role=sender" in ln and "java" in ln]) == 0:
+        # the sender JVM itself (its program is java), not the script's shell, whose arguments also read
+        # "java ... --role=sender": a kill that lands while the shell forks the sender leaves a JVM no one ends
+        while not [ln for ln in alive(port) if ln.split()[1].endswith("/java") and "--role=sender" in ln]:
             assert child.poll() is None and time.monotonic() < end, "the pair never started"
             time.sleep(0.1)
         child.send_signal(how)
