@@ -69,7 +69,7 @@ import mechsym.common.VmOptions;
  * declared, 559M ({@code tail} 528 bytes from the queue); with
  * {@code AtomicLong} declared, 267M. O1 and O2 now declare
  * {@code AtomicLong}, as the post's code; with both queues at byte 40, 8
- * alternating pairs gave the post's code 128-226M (median 196M) and this
+ * alternating pairs gave the post's code 128-226M (median 195M) and this
  * kernel 231-251M (median 240M), 1.2x. The post's O1 figure is a layout
  * draw, not a property of the queue: each row records where the queue and
  * its array sat in their cache lines ({@code queue_line_offset},
@@ -152,32 +152,30 @@ public final class SpscThroughput {
                                   + "new producer every iteration, as the post did); place the JVM with taskset");
         }
         final SpscQueue queue = SpscQueue.create(name, capacity);
-        final long queueLine = Addresses.lineOffset(queue);
-        final long bufferLine = Addresses.lineOffset(Addresses.buffer(queue));
+        // where the queue object and its array sit in their cache lines, per iteration: the post harness's
+        // System.gc() moves them; the lab harness allocates nothing, so they stay where they were built
+        final Object[] placed = {queue, Addresses.buffer(queue)};
+        final long[][] lines = new long[iterations][];
+        java.util.Arrays.fill(lines, lineOffsets(placed));
 
         final SpscQueue measuredQueue = duplicateOne ? new DuplicateFirst(queue) : queue;
-        // where the queue object and its array sit in their cache lines, per iteration (the post harness's
-        // System.gc() moves them; the lab harness allocates nothing, so they stay where they were built)
-        final long[][] lines = new long[iterations][];
-        java.util.Arrays.fill(lines, new long[] {queueLine, bufferLine});
-        final long[] durations = protocol.equals("post")
-            ? measurePost(measuredQueue, ops, iterations, new Object[] {queue, Addresses.buffer(queue)}, lines)
+        final long[] durations = protocol.equals("post") ? measurePost(measuredQueue, ops, iterations, placed, lines)
             : measure(measuredQueue, capacity, ops, iterations, pin);
 
         final Csv csv = new Csv("queue", "protocol", "pinning", "producer_cpu", "consumer_cpu", "vm_cond_card_mark",
                                 "vm_compile_threshold", "vm_tiered_compilation", "vm_numa",
                                 "queue_line_offset", "buffer_line_offset");
-        final List<String> extra = List.of(name, protocol, pin.length == 0 ? "none" : "thread",
+        final List<String> fixed = List.of(name, protocol, pin.length == 0 ? "none" : "thread",
             pin.length == 0 ? "any" : Integer.toString(pin[0]), pin.length == 0 ? "any" : Integer.toString(pin[1]),
             VmOptions.value(HOTSPOT_OPTIONS[0]), VmOptions.value(HOTSPOT_OPTIONS[1]), VmOptions.value(HOTSPOT_OPTIONS[2]),
-            VmOptions.value(HOTSPOT_OPTIONS[3]), Long.toString(queueLine), Long.toString(bufferLine));
+            VmOptions.value(HOTSPOT_OPTIONS[3]));
         for (int i = 0; i < iterations; i++) {
             final boolean warmup = i < iterations - measured;
-            final List<String> here = new ArrayList<>(extra);
-            here.set(9, Long.toString(lines[i][0]));
-            here.set(10, Long.toString(lines[i][1]));
-            csv.row(here, i, warmup, "duration", durations[i], "ns");
-            csv.row(here, i, warmup, "throughput", ops * 1e9 / durations[i], "ops/s");
+            final List<String> extra = new ArrayList<>(fixed);
+            extra.add(Long.toString(lines[i][0]));
+            extra.add(Long.toString(lines[i][1]));
+            csv.row(extra, i, warmup, "duration", durations[i], "ns");
+            csv.row(extra, i, warmup, "throughput", ops * 1e9 / durations[i], "ops/s");
         }
         csv.flush(System.out);
     }
@@ -265,10 +263,7 @@ public final class SpscThroughput {
         final FirstFailure failure = new FirstFailure();
         for (int i = 0; i < iterations; i++) {
             System.gc();
-            lines[i] = new long[placed.length];
-            for (int k = 0; k < placed.length; k++) {
-                lines[i][k] = Addresses.lineOffset(placed[k]);
-            }
+            lines[i] = lineOffsets(placed);
             final long start = System.nanoTime();
             final Thread producer = new Thread(() -> {
                 try {
@@ -289,6 +284,15 @@ public final class SpscThroughput {
             CheckFailed.require(durations[i] > 0, "iteration " + i + ": non-positive duration " + durations[i] + " ns");
         }
         return durations;
+    }
+
+    /** Where each object sits in its cache line (byte 0-63; -1 without JOL). */
+    private static long[] lineOffsets(final Object[] objects) {
+        final long[] out = new long[objects.length];
+        for (int k = 0; k < objects.length; k++) {
+            out[k] = Addresses.lineOffset(objects[k]);
+        }
+        return out;
     }
 
     /** The post's producer loop: one constant value, {@code Thread.yield()} while the queue is full. */

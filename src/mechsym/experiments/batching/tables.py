@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ... import analysis
-from ...analysis import fmt_ns
+from ...analysis import fmt_ns, median_of
 from .claims import post_value
 from .rows import LAB, ORDERS, PROTOCOLS, forks, rows
 from .sweep import BURST, DEVICE_US, MODES
@@ -41,9 +41,9 @@ def comparison(df: pd.DataFrame, ref: pd.DataFrame, protocol: str = "lab") -> pd
         row = {"": LABEL[mode]}
         for k, m in LATENCIES.items():
             row[f"{k}: post"] = f"{post_value(ref, mode, m):,.0f} µs"
-            row[f"{k}: now"] = fmt_ns(analysis.median_of(forks(df, proto, m, mode, BURST)))
+            row[f"{k}: now"] = fmt_ns(median_of(forks(df, proto, m, mode, BURST)))
         row["packets: post"] = "10" if mode == "serial" else "1-2"
-        row["packets: now"] = _packets(analysis.median_of(forks(df, proto, "packets_per_burst", mode, BURST)))
+        row["packets: now"] = _packets(median_of(forks(df, proto, "packets_per_burst", mode, BURST)))
         out.append(row)
     return pd.DataFrame(out)
 
@@ -61,8 +61,8 @@ def bursts_table(df: pd.DataFrame) -> pd.DataFrame:
             for mode in MODES:
                 row = {"protocol": proto.name, "burst": int(burst), "mode": mode}
                 for k, metric in LATENCIES.items():
-                    row[k] = fmt_ns(analysis.median_of(forks(df, proto, metric, mode, burst)))
-                row["packets per burst"] = _packets(analysis.median_of(forks(df, proto, "packets_per_burst", mode, burst)))
+                    row[k] = fmt_ns(median_of(forks(df, proto, metric, mode, burst)))
+                row["packets per burst"] = _packets(median_of(forks(df, proto, "packets_per_burst", mode, burst)))
                 row["forks"] = len(forks(df, proto, "latency_mean", mode, burst))
                 out.append(row)
     return pd.DataFrame(out)
@@ -78,12 +78,14 @@ def harness_table(df: pd.DataFrame) -> pd.DataFrame:
             dev = forks(df, LAB, "device_ns", mode, BURST, group, device=device)
             if not len(dev):
                 continue
-            out.append({"device wait": device, "mode": mode, "asked": f"{DEVICE_US} µs", "device write": fmt_ns(analysis.median_of(dev)),
-                        "average latency": fmt_ns(analysis.median_of(forks(df, LAB, "latency_mean", mode, BURST, group,
-                                                             device=device))),
-                        "producer wake-up late: median": fmt_ns(analysis.median_of(forks(df, LAB, "wakeup_late_median", mode, BURST,
-                                                                         group, device=device))),
-                        "worst": fmt_ns(analysis.median_of(forks(df, LAB, "wakeup_late_max", mode, BURST, group, device=device))),
+            out.append({"device wait": device, "mode": mode, "asked": f"{DEVICE_US} µs",
+                        "device write": fmt_ns(median_of(dev)),
+                        "average latency": fmt_ns(median_of(forks(df, LAB, "latency_mean", mode, BURST, group,
+                                                                  device=device))),
+                        "producer wake-up late: median": fmt_ns(median_of(forks(df, LAB, "wakeup_late_median", mode,
+                                                                              BURST, group, device=device))),
+                        "worst": fmt_ns(median_of(forks(df, LAB, "wakeup_late_max", mode, BURST, group,
+                                                        device=device))),
                         "forks": len(dev)})
     return pd.DataFrame(out)
 

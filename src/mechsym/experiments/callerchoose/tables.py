@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ... import analysis
-from ...analysis import fmt_ns, fmt_ratio, fmt_rate
+from ...analysis import fmt_ns, fmt_ratio, fmt_rate, median_of
 from .rows import LAB, ORDERS, collectors, forks, per_jdk, rows
 from .sweep import METHODS, SIZES
 
@@ -31,17 +31,17 @@ def comparison(df: pd.DataFrame) -> pd.DataFrame:
     for runtime, d in per_jdk(df):
         for g in collectors(d):
             for size in SIZES:
-                base = analysis.median_of(forks(d, LAB, "ns_per_op", "split", size, g))
+                base = median_of(forks(d, LAB, "ns_per_op", "split", size, g))
                 for m in METHODS:
-                    ns = analysis.median_of(forks(d, LAB, "ns_per_op", m, size, g))
+                    ns = median_of(forks(d, LAB, "ns_per_op", m, size, g))
                     if not np.isfinite(ns):
                         continue
                     out.append({"runtime": runtime, "collector": g, "input": size, "words": _words(d, size),
                                 "method": LABEL[m], "calls/s": fmt_rate(1e9 / ns, "calls/s"),
                                 "ns per call": fmt_ns(ns), "String.split / this": fmt_ratio(base / ns),
-                                "bytes per call": _num(analysis.median_of(forks(d, LAB, "alloc_bytes_per_op", m, size, g))),
-                                "GCs per run": _num(analysis.median_of(forks(d, LAB, "gc_count", m, size, g)), 1),
-                                "GC ms per run": _num(analysis.median_of(forks(d, LAB, "gc_ms", m, size, g))),
+                                "bytes per call": _num(median_of(forks(d, LAB, "alloc_bytes_per_op", m, size, g))),
+                                "GCs per run": _num(median_of(forks(d, LAB, "gc_count", m, size, g)), 1),
+                                "GC ms per run": _num(median_of(forks(d, LAB, "gc_ms", m, size, g))),
                                 "forks": len(forks(d, LAB, "ns_per_op", m, size, g))})
     return pd.DataFrame(out)
 
