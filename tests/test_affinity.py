@@ -8,6 +8,7 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -88,6 +89,39 @@ def test_a_timeout_kills_both_jvms():
         sweep.run_fork(sweep.Fork(cell, 0))
     assert e.value.kind == "timeout"
     assert gone(cell.params["port"])
+
+
+@needs_namespace
+def test_each_jvm_stops_by_itself_after_max_seconds():
+    cell = pair(messages=10 ** 10, **{"max-seconds": 1})
+    df = sweep.run_fork(sweep.Fork(cell, 0))[0]
+    got = df.set_index(["role", "metric"])["value"]
+    assert 0 < got[("sender", "total")] < 10 ** 10 and got[("receiver", "total")] > 0
+    assert gone(cell.params["port"])
+
+
+@needs_namespace
+@pytest.mark.skipif(not os.path.exists("/usr/bin/setpriv") and not os.path.exists("/bin/setpriv"),
+                    reason="no setpriv: a JVM does not die with the script's shell")
+def test_both_jvms_die_with_the_scripts_shell_alone():
+    """Only the shell is killed (not its process group): each JVM dies with its parent, the receiver too,
+    though its --idle-ms would keep it waiting ten minutes."""
+    cell = pair(messages=10 ** 10, **{"idle-ms": 600_000})
+    with tempfile.TemporaryDirectory(prefix="mechsym-affinity-test-") as d:
+        shell = subprocess.Popen(exp.command(cell.jdk, [], d, cell.params), stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            end = time.monotonic() + 60
+            while not [ln for ln in alive(cell.params["port"])
+                       if ln.split()[1].endswith("/java") and "--role=sender" in ln]:
+                assert shell.poll() is None and time.monotonic() < end, "the pair never started"
+                time.sleep(0.1)
+            shell.kill()
+            shell.wait(timeout=30)
+            assert gone(cell.params["port"]), alive(cell.params["port"])
+        finally:
+            if not gone(cell.params["port"], within=0):
+                os.killpg(shell.pid, signal.SIGKILL)
 
 
 CHILD = """

@@ -4,7 +4,8 @@ Each fork runs `unshare -n sh -c SCRIPT`: a fresh network namespace (root only) 
 the 224.0.0.0/4 route; the receiver JVM starts first, the sender when the receiver has joined the group; group
 239.x, TTL 0, so nothing leaves the namespace. Pinned: each JVM under `taskset -c` on its own CPU (the post's
 `taskset -c 2` / `taskset -c 4`). The whole pair is one process group of launch.run: a timeout, Ctrl-C or SIGTERM
-kills both JVMs; a crashed peer ends the other (the receiver stops after --idle-ms without a datagram)."""
+kills both JVMs; a crashed peer ends the other (the receiver stops after --idle-ms without a datagram), and each
+JVM stops by itself after --max-seconds."""
 
 from __future__ import annotations
 
@@ -43,9 +44,10 @@ set -u
 java="$1"; cp="$2"; rcpu="$3"; scpu="$4"; dir="$5"; shift 5
 ip link set lo up multicast on && ip route add 224.0.0.0/4 dev lo \
   || { echo "MulticastRate: error: cannot route multicast on lo in the namespace" >&2; exit 1; }
-# each JVM dies with this shell (setpriv --pdeathsig), and this shell with the bench (launch.run)
+# each JVM dies with this shell (setpriv --pdeathsig), and this shell with the bench (launch.run); pin runs in a
+# subshell and execs, so the JVM's parent is this shell itself, not a subshell that would outlive it
 die=""; command -v setpriv > /dev/null && die="setpriv --pdeathsig KILL"
-pin() { c="$1"; shift; if [ "$c" = "-" ]; then $die "$@"; else $die taskset -c "$c" "$@"; fi; }
+pin() { c="$1"; shift; if [ "$c" = "-" ]; then exec $die "$@"; else exec $die taskset -c "$c" "$@"; fi; }
 pin "$rcpu" "$java" -cp "$cp" mechsym.affinity.MulticastRate --role=receiver --ready-file="$dir/ready" "$@" \
   > "$dir/r.csv" 2> "$dir/r.err" &
 r=$!
@@ -58,7 +60,7 @@ while [ ! -e "$dir/ready" ]; do
   fi
   sleep 0.05
 done
-pin "$scpu" "$java" -cp "$cp" mechsym.affinity.MulticastRate --role=sender "$@" > "$dir/s.csv" 2> "$dir/s.err"
+(pin "$scpu" "$java" -cp "$cp" mechsym.affinity.MulticastRate --role=sender "$@" > "$dir/s.csv" 2> "$dir/s.err")
 s=$?
 wait $r
 rc=$?
