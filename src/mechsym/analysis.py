@@ -103,16 +103,17 @@ def _measured(df: pd.DataFrame, metric, warmup: bool) -> pd.DataFrame:
 
 def where(df: pd.DataFrame, **conditions) -> pd.DataFrame:
     """Rows whose columns equal the given values (compared as text, so 17 == "17"); a list means any of."""
-    sub = df
+    mask = np.ones(len(df), dtype=bool)
     for k, v in conditions.items():
-        if k not in sub:
-            return sub.iloc[0:0]
+        if k not in df:
+            return df.iloc[0:0]
         values = [str(x) for x in v] if isinstance(v, (list, tuple, set)) else [str(v)]
         # the column's distinct values converted as astype(str) would convert each row, then matched row by row:
-        # the same rows as sub[k].astype(str).isin(values), without converting every row to text on every call
-        distinct = pd.Series(sub[k].unique())
-        sub = sub[sub[k].isin(distinct[distinct.astype(str).isin(values)])]
-    return sub
+        # the same rows as df[k].astype(str).isin(values), without converting every row to text on every call;
+        # the conditions' masks are combined and the rows taken once, not once a condition
+        distinct = pd.Series(df[k].unique())
+        mask &= df[k].isin(distinct[distinct.astype(str).isin(values)]).to_numpy()
+    return df[mask]
 
 
 # ---------------------------------------------------------------- machines
