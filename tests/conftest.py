@@ -30,6 +30,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
+# the environment as pytest started, before any test's monkeypatch: the shared smoke runs get this one, not the
+# environment of whichever test happened to ask first
+SESSION_ENV = dict(os.environ)
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 #: What a test's code calls when it runs a kernel, a sweep or a smoke notebook (in-process through JPype too).
@@ -135,8 +138,10 @@ def smoke_store(pytestconfig):
             if not (here / "done").exists():
                 shutil.rmtree(here, ignore_errors=True)
                 here.mkdir(parents=True)
-                r = mechsym("run", name, "--preset", "smoke", "--no-progress", timeout=600,
-                            env={"MECHSYM_RESULTS": str(here / "results"), "MECHSYM_BENCH_LOCK": str(here / "bench.lock")})
+                r = subprocess.run([str(VENV_BIN / "mechsym"), "run", name, "--preset", "smoke", "--no-progress"],
+                                   capture_output=True, text=True, timeout=600,
+                                   env={**SESSION_ENV, "MECHSYM_RESULTS": str(here / "results"),
+                                        "MECHSYM_BENCH_LOCK": str(here / "bench.lock")})
                 assert r.returncode == 0, f"mechsym run {name} --preset smoke: exit {r.returncode}\n{r.stderr[-3000:]}"
                 (here / "done").write_text(r.stdout)
         return here / "results"

@@ -70,10 +70,16 @@ import mechsym.common.VmOptions;
  * {@code AtomicLong} declared, 267M. O1 and O2 now declare
  * {@code AtomicLong}, as the post's code; with both queues at byte 40, 8
  * alternating pairs gave the post's code 128-226M (median 195M) and this
- * kernel 231-251M (median 240M), 1.2x. The post's O1 figure is a layout
- * draw, not a property of the queue: each row records where the queue and
- * its array sat in their cache lines ({@code queue_line_offset},
- * {@code buffer_line_offset}, read after each iteration's GC here).
+ * kernel 231-251M (median 240M), 1.2x. A later change to this harness's
+ * set-up moved the kernel's queue to byte 0 after the GC: 558M, 2.6x again
+ * (8 sets). With the holders padded as the post's code pads them (six longs
+ * after the value, 72-byte objects, where the kernel had seven) it lands at
+ * byte 40 again; 8 alternating sets in rotating order gave the post's code
+ * 187-249M (median 215M) and this kernel 109-262M (median 236M): 1.10x
+ * [0.98, 1.25]. The post's O1 figure is a layout draw, not a property of the
+ * queue: each row records where the queue and its array sat in their cache
+ * lines ({@code queue_line_offset}, {@code buffer_line_offset}, read after
+ * each iteration's GC here).
  *
  * <p>The lab harness's changes from the post's, all deliberate: both threads live for the
  * whole run and meet at a barrier before each iteration (the post started a
