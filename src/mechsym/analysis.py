@@ -271,6 +271,24 @@ def summary(df: pd.DataFrame, by: list[str], value: str = "value") -> pd.DataFra
     return out.reset_index()
 
 
+def cell_table(m: pd.DataFrame, keys: list[str], orders: dict[str, Iterable], fmt: Callable[[float], str],
+               labels: tuple[str, str, str] = ("median", "min", "max"), spread: bool = True,
+               runs: str = "runs") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The table of every cell most experiments print: the cell's keys, its median, min and max over the measured
+    runs (formatted by `fmt`, headed by `labels`), the spread (IQR / median %) when asked, the runs and the forks.
+    Returns it with the sorted `summary` it came from, whose rows it follows (for a column of the caller's own)."""
+    s = sort_by(summary(m, keys), orders)
+    nforks = m.groupby(keys)["fork"].nunique()
+    out = s[keys].copy()
+    for col, label in zip(("median", "min", "max"), labels):
+        out[label] = s[col].map(fmt)
+    if spread:
+        out["IQR / median %"] = s["spread %"].round(1)
+    out[runs] = s["n"]
+    out["forks"] = [int(nforks.get(tuple(k), 0)) for k in s[keys].values]
+    return out, s
+
+
 def ordered(values: Iterable, order: Iterable | None = None) -> list:
     """The distinct values, in the given order first, then any others sorted (numbers numerically)."""
     seen = list(dict.fromkeys(values))

@@ -79,11 +79,4 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame()
     m = m.assign(runtime=m["jdk"].map(analysis.runtime_label))
     keys = ["runtime", "collector", "size", "variant"]
-    s = analysis.sort_by(analysis.summary(m, keys), ORDERS)
-    nforks = m.groupby(keys)["fork"].nunique()
-    out = s[keys].copy()
-    for col in ("median", "min", "max"):
-        out[col] = s[col].map(fmt_ns)
-    out["runs"] = s["n"]
-    out["forks"] = [int(nforks.get(tuple(k), 0)) for k in s[keys].values]
-    return out
+    return analysis.cell_table(m, keys, ORDERS, fmt_ns, spread=False)[0]

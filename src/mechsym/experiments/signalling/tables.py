@@ -60,15 +60,8 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     if m.empty:
         return pd.DataFrame()
     keys = ["variant", "runtime", "placement"]
-    s = analysis.sort_by(analysis.summary(m, keys), ORDERS)
+    out, s = analysis.cell_table(m, keys, ORDERS, fmt_ns, labels=("median ns/op", "min", "max"))
     hits = lab_rows(df, "deadline_hit").groupby(keys)["value"].sum()
-    nforks = m.groupby(keys)["fork"].nunique()
-    out = s[keys].copy()
-    for col, name in (("median", "median ns/op"), ("min", "min"), ("max", "max")):
-        out[name] = s[col].map(fmt_ns)
-    out["IQR / median %"] = s["spread %"].round(1)
-    out["runs"] = s["n"]
-    out["forks"] = [int(nforks.get(tuple(k), 0)) for k in s[keys].values]
     out["runs at deadline"] = [int(hits.get(tuple(k), 0)) for k in s[keys].values]
     return out
 

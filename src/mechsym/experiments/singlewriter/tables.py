@@ -104,12 +104,4 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     if m.empty:
         return pd.DataFrame()
     keys = ["runtime", "variant", "threads", "scale", "protocol"]
-    s = analysis.sort_by(analysis.summary(m, keys), ORDERS)
-    nforks = m.groupby(keys)["fork"].nunique()
-    out = s[keys].copy()
-    for col in ("median", "min", "max"):
-        out[col] = s[col].map(fmt_ns)
-    out["IQR / median %"] = s["spread %"].round(1)
-    out["runs"] = s["n"]
-    out["forks"] = [int(nforks.get(tuple(k), 0)) for k in s[keys].values]
-    return out
+    return analysis.cell_table(m, keys, ORDERS, fmt_ns)[0]

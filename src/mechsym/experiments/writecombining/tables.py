@@ -133,13 +133,7 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     if m.empty:
         return pd.DataFrame()
     keys = ["variant", "runtime", "arrays", "per_loop"]
-    s = analysis.sort_by(analysis.summary(m, keys), {**ORDERS, "arrays": []})
-    nforks = m.groupby(keys)["fork"].nunique()
-    out = s[keys].copy()
-    for col in ("median", "min", "max"):
-        out[f"{col} ns/store"] = s[col].map(lambda v: f"{v:.3f}")
-    out["IQR / median %"] = s["spread %"].round(1)
-    out["runs"] = s["n"]
-    out["forks"] = [int(nforks.get(tuple(k), 0)) for k in s[keys].values]
+    out, _ = analysis.cell_table(m, keys, {**ORDERS, "arrays": []}, lambda v: f"{v:.3f}",
+                                 labels=("median ns/store", "min ns/store", "max ns/store"))
     return out.reset_index(drop=True)
 
