@@ -138,10 +138,8 @@ def smoke_store(pytestconfig):
             if not (here / "done").exists():
                 shutil.rmtree(here, ignore_errors=True)
                 here.mkdir(parents=True)
-                r = subprocess.run([str(VENV_BIN / "mechsym"), "run", name, "--preset", "smoke", "--no-progress"],
-                                   capture_output=True, text=True, timeout=600,
-                                   env={**SESSION_ENV, "MECHSYM_RESULTS": str(here / "results"),
-                                        "MECHSYM_BENCH_LOCK": str(here / "bench.lock")})
+                r = mechsym("run", name, "--preset", "smoke", "--no-progress", timeout=600, base_env=SESSION_ENV,
+                            env={"MECHSYM_RESULTS": str(here / "results"), "MECHSYM_BENCH_LOCK": str(here / "bench.lock")})
                 assert r.returncode == 0, f"mechsym run {name} --preset smoke: exit {r.returncode}\n{r.stderr[-3000:]}"
                 (here / "done").write_text(r.stdout)
         return here / "results"
@@ -205,10 +203,11 @@ def browser(chromium):
     b.close()
 
 
-def mechsym(*args, env=None, timeout=300, **kw):
-    """Run the `mechsym` CLI in a subprocess; returns CompletedProcess."""
+def mechsym(*args, env=None, timeout=300, base_env=None, **kw):
+    """Run the `mechsym` CLI in a subprocess; returns CompletedProcess. Its environment is `base_env` (default: this
+    process's, with any test's monkeypatches) updated with `env`."""
     return subprocess.run([str(VENV_BIN / "mechsym"), *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})}, **kw)
+                          env={**(os.environ if base_env is None else base_env), **(env or {})}, **kw)
 
 
 def java_kernel(kernel, *args, jdk=None, flags=(), timeout=120):

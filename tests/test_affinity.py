@@ -48,6 +48,16 @@ def gone(port: int, within: float = 10.0) -> bool:
     return not alive(port)
 
 
+def wait_for_sender(port: int, proc: subprocess.Popen, within: float = 60.0) -> None:
+    """Polls until the sender JVM itself runs (its program is java), not just the script's shell, whose arguments
+    also read "java ... --role=sender": a kill that lands while the shell forks the sender leaves a JVM no one ends.
+    Fails when `proc` (what started the pair) ended first or nothing started within `within` seconds."""
+    end = time.monotonic() + within
+    while not [ln for ln in alive(port) if ln.split()[1].endswith("/java") and "--role=sender" in ln]:
+        assert proc.poll() is None and time.monotonic() < end, "the pair never started"
+        time.sleep(0.1)
+
+
 # ---------------------------------------------------------------- the pair
 
 @needs_namespace
@@ -111,11 +121,7 @@ def test_both_jvms_die_with_the_scripts_shell_alone():
         shell = subprocess.Popen(exp.command(cell.jdk, [], d, cell.params), stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            end = time.monotonic() + 60
-            while not [ln for ln in alive(cell.params["port"])
-                       if ln.split()[1].endswith("/java") and "--role=sender" in ln]:
-                assert shell.poll() is None and time.monotonic() < end, "the pair never started"
-                time.sleep(0.1)
+            wait_for_sender(cell.params["port"], shell)
             shell.kill()
             shell.wait(timeout=30)
             assert gone(cell.params["port"]), alive(cell.params["port"])
@@ -144,12 +150,7 @@ def test_the_bench_stopped_or_killed_ends_both_jvms(how):
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(port)], cwd=ROOT, stderr=subprocess.DEVNULL,
                              preexec_fn=default_sigint)
     try:
-        end = time.monotonic() + 60
-        # the sender JVM itself (its program is java), not the script's shell, whose arguments also read
-        # "java ... --role=sender": a kill that lands while the shell forks the sender leaves a JVM no one ends
-        while not [ln for ln in alive(port) if ln.split()[1].endswith("/java") and "--role=sender" in ln]:
-            assert child.poll() is None and time.monotonic() < end, "the pair never started"
-            time.sleep(0.1)
+        wait_for_sender(port, child)
         child.send_signal(how)
         child.wait(timeout=30)
     finally:
