@@ -1,5 +1,7 @@
-"""Execute a notebook's code cells in this process, in an IPython shell, keeping each cell's outputs as a Jupyter
-kernel would send them (a cell's value as an execute_result, every display() as display_data).
+"""Execute a notebook's code cells in this process, in an IPython shell, keeping what a Jupyter kernel would send
+for each cell: its value (published as a kernel publishes an execute_result) and every display(). Both are stored
+as display_data outputs, each with its MIME bundle (text/html, text/plain, image/png...), which is what the tests
+read.
 
 For tests that read what a notebook's tables say and draw nothing: no Jupyter kernel is started (about 2.5 s a
 notebook before its first cell), and the modules are imported once per test process. The notebook runs as
