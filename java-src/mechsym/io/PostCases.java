@@ -48,22 +48,45 @@ import mechsym.common.CheckFailed;
  * clock is {@code System.nanoTime} instead of {@code currentTimeMillis}; a
  * checksum that differs is a {@link CheckFailed} (exit 3, no number) instead
  * of a printed stack trace; with
- * {@code --sync=true} (the bench's evicted regime) a write phase ends with
- * {@code fsync}/{@code force} inside the timed region; with
+ * {@code --sync=true} (the bench's evicted regime) {@code test} ends a write
+ * phase with an {@code fsync} of the file inside the timed region, after
+ * {@code testWrite} returned, so that every {@code testWrite} keeps the
+ * listing's bytecode (see below); with
  * {@code --evict=ask} the mappings of a phase are unmapped after its clock
  * stopped, so that its pages can be evicted (the post's regime had no
  * eviction).
  *
  * <p>As the listing, every stream and channel is closed at the end of its
  * phase except the channel case's read channel, which is left to the garbage
- * collector (the {@code System.gc()} before the next phase finds it). Closing
- * it was measured: beside the listing compiled as published (outside the
- * repository), 8 sets of fresh JVMs in rotating order, JDK 17, a 102.4 MB file
- * on ext4 in the page cache, the channel case's write ran at 0.86x the
- * listing's (every set 0.75-0.89) with the read channel closed and 0.89x
- * (0.86-0.93) with it left open; open / closed 1.03-1.06 in each set. What
- * separates the remaining 11% is not known: the write method compiles through
- * the same tiers at the same points, with the same inlining tree, in both.
+ * collector (the {@code System.gc()} before the next phase finds it).
+ *
+ * <p>Why the shape is kept so close, measured beside the listing compiled as
+ * published (outside the repository): fresh JVMs in rotating order, JDK 17,
+ * unpinned, a 102.4 MB file on ext4 in the page cache, per JVM the median of
+ * passes 2-5; the channel case's write, kernel / listing:
+ * <ul>
+ *   <li>each {@code testWrite} ending with its own never-taken
+ *       {@code if (sync) ...} (the evicted regime's fsync, false in the page
+ *       cache regime): 0.85 (6 sets, 0.81-0.86); the channel case's check
+ *       alone removed: 0.91 (0.90-0.93); the sync moved into {@code test}
+ *       for all four cases, as now: 1.01 (8 sets, 0.94-1.06) and 1.00 in a
+ *       second run of 8 (0.88-1.18);</li>
+ *   <li>run alone (its case only, in its own JVM) with the checks in place:
+ *       1.06 (4 sets). So code the channel case never runs, in the other
+ *       cases' methods, changed the speed of its loop in the same JVM. With
+ *       perf (one JVM each: the kernel at 555 MB/s, the listing at 655) the
+ *       extra time was in the loop's compiled code, 3,802 samples against
+ *       3,125; printed from another pair of JVMs, that loop's instructions
+ *       were the listing's but for the choice of registers;</li>
+ *   <li>the read channel closed instead of left to the GC: 3-6% slower, in 8
+ *       of 8 sets;</li>
+ *   <li>the temporary direct buffer the channel copies through, placed at
+ *       each of the four 16-byte offsets in a cache line: no difference
+ *       (711-771 MB/s, 4 sets).</li>
+ * </ul>
+ * The mapped write is bimodal in both programs, about 900 or about 1,080 MB/s
+ * a JVM: over 16 JVMs each, the listing ran in the fast mode 8 times and the
+ * kernel 3 times; within a mode they are the same.
  */
 final class PostCases {
     private PostCases() {
@@ -130,6 +153,9 @@ final class PostCases {
             switch (type) {
                 case WRITE: {
                     checkSum = testWrite(fileName);
+                    if (sync) {
+                        syncFile(fileName);
+                    }
                     break;
                 }
                 case READ: {
@@ -144,6 +170,18 @@ final class PostCases {
                     throw new IllegalArgumentException(type.toString());
             }
             return System.nanoTime() - start;
+        }
+
+        /**
+         * The evicted regime's end of a write phase, inside the clock: {@code fsync} on a descriptor of its own. Linux
+         * writes back every dirty page of the file whichever descriptor or shared mapping dirtied it, so this covers
+         * the mapped case's pages too ({@code msync} is the same call on a range); the driver's residency check before
+         * each read would see a page it left dirty.
+         */
+        static void syncFile(final String fileName) throws IOException {
+            try (RandomAccessFile f = new RandomAccessFile(fileName, "rw")) {
+                f.getFD().sync();
+            }
         }
 
         abstract int testWrite(String fileName) throws IOException;
@@ -187,9 +225,6 @@ final class PostCases {
                         }
                     }
 
-                    if (sync) {
-                        file.getFD().sync();
-                    }
                     file.close();
                     return checkSum;
                 }
@@ -216,8 +251,7 @@ final class PostCases {
                 @Override
                 int testWrite(final String fileName) throws IOException {
                     int checkSum = 0;
-                    final FileOutputStream fos = new FileOutputStream(fileName);
-                    final OutputStream out = new BufferedOutputStream(fos);
+                    final OutputStream out = new BufferedOutputStream(new FileOutputStream(fileName));
 
                     for (long i = 0; i < Size.FILE_SIZE; i++) {
                         final byte b = (byte) i;
@@ -225,10 +259,6 @@ final class PostCases {
                         out.write(b);
                     }
 
-                    if (sync) {
-                        out.flush();
-                        fos.getFD().sync();
-                    }
                     out.close();
                     return checkSum;
                 }
@@ -267,9 +297,6 @@ final class PostCases {
                         }
                     }
 
-                    if (sync) {
-                        channel.force(false);
-                    }
                     channel.close();
                     return checkSum;
                 }
@@ -306,7 +333,7 @@ final class PostCases {
 
                     for (long i = 0; i < Size.FILE_SIZE; i++) {
                         if (!buffer.hasRemaining()) {
-                            done(buffer);
+                            keep(buffer);
                             buffer = channel.map(FileChannel.MapMode.READ_WRITE, i,
                                                  Math.min(channel.size() - i, window));
                         }
@@ -316,16 +343,9 @@ final class PostCases {
                         buffer.put(b);
                     }
 
-                    done(buffer);
+                    keep(buffer);
                     channel.close();
                     return checkSum;
-                }
-
-                private void done(final MappedByteBuffer buffer) {
-                    if (sync) {
-                        buffer.force();
-                    }
-                    keep(buffer);
                 }
 
                 @Override
