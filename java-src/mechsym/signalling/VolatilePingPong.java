@@ -62,8 +62,12 @@ import mechsym.common.Threads;
  *       {@code while (true)} made {@code while (value < N)} ran 23.3 ns/op
  *       against its own 26.4 (6 sets): that condition is the difference. The
  *       listing's {@code while (true)} put here instead (a pong that spins
- *       until the JVM exits, one run per JVM) ran slower than the listing,
- *       34 against 26 ns/op (8 sets), so the kernel keeps its own.</li>
+ *       until the JVM exits, one run per JVM; with the clock started right
+ *       after {@code Thread.start()} too, or not) ran at 31-36 ns/op in every
+ *       set of two 8-set runs, while the listing beside it ran at a median of
+ *       26 in the first (24-40) and 37 in the second (26-49): no closer, and
+ *       the listing's own mode moved more than the difference, so the kernel
+ *       keeps its own.</li>
  *   <li>{@code lab} (the default): both sides on threads of their own, reused
  *       for every run (warm-up runs first, marked {@code warmup=true}); the
  *       clock starts when both have met at a barrier; every value is checked
