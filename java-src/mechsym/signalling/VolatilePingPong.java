@@ -63,9 +63,10 @@ import mechsym.common.Threads;
  *       against its own 26.4 (6 sets): that condition is the difference. The
  *       listing's {@code while (true)} put here instead (a pong that spins
  *       until the JVM exits, one run per JVM; with the clock started right
- *       after {@code Thread.start()} too, or not) ran at 31-36 ns/op in every
- *       set of two 8-set runs, while the listing beside it ran at a median of
- *       26 in the first (24-40) and 37 in the second (26-49): no closer, and
+ *       after {@code Thread.start()} too, or not) ran at 31-36 ns/op in 7 of
+ *       8 sets of each of two runs (the eighth 151 and 209), while the listing
+ *       beside it ran at a median of 26 in the first (24-40) and 37 in the
+ *       second (25-49): no closer, and
  *       the listing's own mode moved more than the difference, so the kernel
  *       keeps its own.</li>
  *   <li>{@code lab} (the default): both sides on threads of their own, reused
