@@ -272,8 +272,8 @@ def summary(df: pd.DataFrame, by: list[str], value: str = "value") -> pd.DataFra
 
 
 def cell_table(m: pd.DataFrame, keys: list[str], orders: dict[str, Iterable], fmt: Callable[[float], str],
-               labels: tuple[str, str, str] = ("median", "min", "max"), spread: bool = True,
-               runs: str = "runs") -> tuple[pd.DataFrame, pd.DataFrame]:
+               labels: tuple[str, str, str] = ("median", "min", "max"), spread: bool = True
+               ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The table of every cell most experiments print: the cell's keys, its median, min and max over the measured
     runs (formatted by `fmt`, headed by `labels`), the spread (IQR / median %) when asked, the runs and the forks.
     Returns it with the sorted `summary` it came from, whose rows it follows (for a column of the caller's own)."""
@@ -284,7 +284,7 @@ def cell_table(m: pd.DataFrame, keys: list[str], orders: dict[str, Iterable], fm
         out[label] = s[col].map(fmt)
     if spread:
         out["IQR / median %"] = s["spread %"].round(1)
-    out[runs] = s["n"]
+    out["runs"] = s["n"]
     out["forks"] = [int(nforks.get(tuple(k), 0)) for k in s[keys].values]
     return out, s
 

@@ -43,8 +43,8 @@ import mechsym.common.Threads;
  *       inside the first run, as it was in the post. Every check runs after the
  *       timed region: both counters must end at N. Busy spin only, no samples.
  *       Deliberate differences from the listing: the pong's {@code while (true)}
- *       is {@code while (value < N)} (one compare of a register per exchange,
- *       so that the thread ends and a run can be repeated in one JVM); the
+ *       is {@code while (value < N)} (so that the thread ends and a run can
+ *       be repeated in one JVM; what it does to the speed is measured below); the
  *       clock starts once the pong thread is running (and pinned, when asked),
  *       not right after {@code Thread.start()}; several runs per JVM are
  *       allowed ({@code --runs}), each with a fresh pong thread; {@code N} is
@@ -66,9 +66,8 @@ import mechsym.common.Threads;
  *       after {@code Thread.start()} too, or not) ran at 31-36 ns/op in 7 of
  *       8 sets of each of two runs (the eighth 151 and 209), while the listing
  *       beside it ran at a median of 26 in the first (24-40) and 37 in the
- *       second (25-49): no closer, and
- *       the listing's own mode moved more than the difference, so the kernel
- *       keeps its own.</li>
+ *       second (25-49): no closer, and the listing's own mode moved more than
+ *       the difference, so the kernel keeps its own.</li>
  *   <li>{@code lab} (the default): both sides on threads of their own, reused
  *       for every run (warm-up runs first, marked {@code warmup=true}); the
  *       clock starts when both have met at a barrier; every value is checked
