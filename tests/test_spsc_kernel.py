@@ -58,6 +58,16 @@ def test_every_queue_in_the_posts_harness_tiny_capacity():
             assert set(df[col].astype(int)) <= {-1, 0, 8, 16, 24, 32, 40, 48, 56}, (queue, col, set(df[col]))
 
 
+@pytest.mark.parametrize("queue, at", [("O1", 48), ("O1", 0), ("I4", 24)])
+def test_the_posts_harness_places_the_queue_where_asked(queue, at):
+    # --queue-at: after each iteration's full GC, live spacers allocated before the queue are let go until the GC has
+    # slid it to that byte of its cache line; every row records where it sat during its iteration
+    df = run_kernel(KERNEL, f"--queue={queue}", "--protocol=post", f"--queue-at={at}", "--ops=20000", "--iterations=3",
+                    "--measured=1")
+    assert set(df["queue_line_offset"].astype(int)) == {at}, set(df["queue_line_offset"])
+    assert (df["value"] > 0).all() and len(df) == 6
+
+
 @pytest.mark.parametrize("protocol", ["post", "lab"])
 def test_a_value_offered_twice_is_caught_in_either_harness(protocol):
     for ops in (1, 1000):
@@ -215,6 +225,8 @@ def test_layout_text_format_is_jols_table():
     (KERNEL, ["--fault=drop-all"], "--fault", "allowed values are none, duplicate-one"),
     (KERNEL, ["--protocol=fast"], "--protocol", "allowed values are lab, post"),
     (KERNEL, ["--protocol=post", "--pin=0,1"], "--pin", "the post protocol pins no thread"),
+    (KERNEL, ["--protocol=post", "--queue-at=12"], "--queue-at", "allowed values are any, 0, 8, 16, 24, 32, 40, 48, 56"),
+    (KERNEL, ["--queue-at=8"], "--queue-at", "placing the queue needs --protocol=post"),
     (LAYOUT, ["--queue=O9"], "--queue", "allowed values are " + ", ".join(QUEUES) + ", all"),
     (LAYOUT, ["--format=xml"], "--format", "allowed values are csv, text"),
 ])

@@ -79,7 +79,17 @@ import mechsym.common.VmOptions;
  * [0.98, 1.25]. The post's O1 figure is a layout draw, not a property of the
  * queue: each row records where the queue and its array sat in their cache
  * lines ({@code queue_line_offset}, {@code buffer_line_offset}, read after
- * each iteration's GC here).
+ * each iteration's GC here). {@code --queue-at=B} (post harness only) takes
+ * the draw out: the queue sits at byte B of its line in every iteration
+ * (see {@link Placer}), so that the kernel and the post's code can be
+ * compared at one place. The post's code ends at byte 48 on JDK 17 here (in
+ * all 21 JVMs looked at, its counters and array at the same distances from
+ * the queue as this kernel's); with {@code --queue-at=48}, 16 alternating
+ * sets in rotating order gave the post's code a median of 211M ops/s and
+ * this kernel 238M: 1.08x per set [1.03, 1.16], 1.13x as a ratio of medians
+ * [0.82, 1.29] (JVMs of either program fell into a mode near 105M alike).
+ * Left where it fell, the kernel's queue now starts at byte 8 (524-550M,
+ * 3 JVMs) or 56 (244-268M, 2 JVMs; a third in the slow mode).
  *
  * <p>The lab harness's changes from the post's, all deliberate: both threads live for the
  * whole run and meet at a barrier before each iteration (the post started a
@@ -120,6 +130,8 @@ public final class SpscThroughput {
     public static final List<String> FAULTS = List.of("none", "duplicate-one");
     /** The harnesses ({@code --protocol}): the post's structure, or the lab's (the default). */
     public static final List<String> PROTOCOLS = List.of("lab", "post");
+    /** Where {@code --queue-at} may put the queue object: a byte of its cache line an object can start at. */
+    public static final List<String> PLACEMENTS = List.of("any", "0", "8", "16", "24", "32", "40", "48", "56");
     /** The one value the post's producer offered, again and again. */
     private static final Object POST_VALUE = Integer.valueOf(777);
 
@@ -149,6 +161,7 @@ public final class SpscThroughput {
         final int[] pin = args.cpuPair("pin", "producer, consumer");
         final boolean duplicateOne = args.choice("fault", "none", FAULTS).equals("duplicate-one");
         final String protocol = args.choice("protocol", "lab", PROTOCOLS);
+        final String at = args.choice("queue-at", "any", PLACEMENTS);
         args.finish();
         if (measured > iterations) {
             throw new BadArgument("--measured=" + measured + ": must be at most --iterations=" + iterations);
@@ -157,6 +170,12 @@ public final class SpscThroughput {
             throw new BadArgument("--pin=" + pin[0] + "," + pin[1] + ": the post protocol pins no thread (it starts a "
                                   + "new producer every iteration, as the post did); place the JVM with taskset");
         }
+        if (!at.equals("any") && !protocol.equals("post")) {
+            throw new BadArgument("--queue-at=" + at + ": placing the queue needs --protocol=post (its full GC before "
+                                  + "each iteration settles the heap; the lab harness builds the queue once and lets "
+                                  + "it lie where it fell)");
+        }
+        final Placer placer = at.equals("any") ? null : new Placer(Integer.parseInt(at));   // before the queue
         final SpscQueue queue = SpscQueue.create(name, capacity);
         // where the queue object and its array sit in their cache lines, per iteration: the post harness's
         // System.gc() moves them; the lab harness allocates nothing, so they stay where they were built
@@ -165,7 +184,7 @@ public final class SpscThroughput {
         java.util.Arrays.fill(lines, lineOffsets(placed));
 
         final SpscQueue measuredQueue = duplicateOne ? new DuplicateFirst(queue) : queue;
-        final long[] durations = protocol.equals("post") ? measurePost(measuredQueue, ops, iterations, placed, lines)
+        final long[] durations = protocol.equals("post") ? measurePost(measuredQueue, ops, iterations, placed, lines, placer)
             : measure(measuredQueue, capacity, ops, iterations, pin);
 
         final Csv csv = new Csv("queue", "protocol", "pinning", "producer_cpu", "consumer_cpu", "vm_cond_card_mark",
@@ -265,10 +284,22 @@ public final class SpscThroughput {
      */
     public static long[] measurePost(final SpscQueue queue, final long ops, final int iterations,
                                      final Object[] placed, final long[][] lines) throws InterruptedException {
+        return measurePost(queue, ops, iterations, placed, lines, null);
+    }
+
+    /**
+     * As {@link #measurePost(SpscQueue, long, int, Object[], long[][])}; with a {@code placer}, after each
+     * iteration's GC the queue ({@code placed[0]}) is moved, outside the clock, to where the placer puts it.
+     */
+    static long[] measurePost(final SpscQueue queue, final long ops, final int iterations, final Object[] placed,
+                              final long[][] lines, final Placer placer) throws InterruptedException {
         final long[] durations = new long[iterations];
         final FirstFailure failure = new FirstFailure();
         for (int i = 0; i < iterations; i++) {
             System.gc();
+            if (placer != null) {
+                placer.settle(placed[0], i);
+            }
             lines[i] = lineOffsets(placed);
             final long start = System.nanoTime();
             final Thread producer = new Thread(() -> {
@@ -290,6 +321,97 @@ public final class SpscThroughput {
             CheckFailed.require(durations[i] > 0, "iteration " + i + ": non-positive duration " + durations[i] + " ns");
         }
         return durations;
+    }
+
+    /**
+     * Puts the queue at one byte of its cache line for the post harness
+     * ({@code --queue-at}), without building it again: a full GC slides live
+     * objects down in allocation order, so an object's place after it is the
+     * size of what lives before it. Sixteen small live spacers (twelve
+     * {@code long[0]}, four {@code long[1]}: 16 and 24 bytes with compressed
+     * class pointers) are allocated just before the queue is built; after a
+     * GC that leaves the queue elsewhere, the smallest set of them that slides
+     * it to the byte asked for is let go and the heap collected again. The
+     * queue is built once, as in the post's code, so its own objects keep the
+     * layout they have without placement (its counters' class data between
+     * {@code head} and {@code tailCache}, say). The GC before an iteration
+     * can move it further down (something that lived before it died), so the
+     * place is settled after each one, outside the clock. The array is not
+     * placed: a G1 full GC compacts region by region, and in some JVMs it
+     * ends up away from the queue's other objects ({@code buffer_line_offset}
+     * records where it starts).
+     */
+    static final class Placer {
+        private static final int SMALL = 12;   // long[0] spacers
+        private static final int LARGE = 4;    // long[1] spacers
+        private static final int TRIES = 6;
+        private final int at;
+        private final Object[] spacers = new Object[SMALL + LARGE];
+        private final long smallBytes;
+        private final long largeBytes;
+
+        Placer(final int at) {
+            this.at = at;
+            if (Addresses.vm() == null) {
+                throw new IllegalStateException("--queue-at=" + at + ": JOL cannot read addresses on this JVM, so the "
+                                                + "queue cannot be placed");
+            }
+            for (int k = 0; k < spacers.length; k++) {
+                spacers[k] = k < SMALL ? new long[0] : new long[1];
+            }
+            smallBytes = Addresses.vm().sizeOf(spacers[0]);
+            largeBytes = Addresses.vm().sizeOf(spacers[SMALL]);
+        }
+
+        /** After a full GC: slides {@code queue} to byte {@code at} of its line; else IllegalStateException. */
+        void settle(final Object queue, final int iteration) {
+            long off = Addresses.lineOffset(queue);
+            for (int t = 0; off != at; t++) {
+                final long slide = (off - at) & 63;
+                final int small = alive(0, SMALL);
+                final int large = alive(SMALL, spacers.length);
+                int bestSmall = -1;
+                int bestLarge = -1;
+                for (int a = 0; a <= small; a++) {
+                    for (int b = 0; b <= large; b++) {
+                        final long bytes = smallBytes * a + largeBytes * b;
+                        if (bytes > 0 && (bytes & 63) == slide
+                            && (bestSmall < 0 || bytes < smallBytes * bestSmall + largeBytes * bestLarge)) {
+                            bestSmall = a;
+                            bestLarge = b;
+                        }
+                    }
+                }
+                if (t == TRIES || bestSmall < 0) {
+                    throw new IllegalStateException("--queue-at=" + at + ": iteration " + iteration + ": the queue is "
+                                                    + "still at byte " + off + " of its cache line after " + t
+                                                    + " full GCs (spacers left: " + small + " of " + smallBytes
+                                                    + " bytes, " + large + " of " + largeBytes + ")");
+                }
+                release(0, SMALL, bestSmall);
+                release(SMALL, spacers.length, bestLarge);
+                System.gc();
+                off = Addresses.lineOffset(queue);
+            }
+        }
+
+        private int alive(final int from, final int to) {
+            int n = 0;
+            for (int k = from; k < to; k++) {
+                n += spacers[k] == null ? 0 : 1;
+            }
+            return n;
+        }
+
+        private void release(final int from, final int to, final int count) {
+            int left = count;
+            for (int k = from; k < to && left > 0; k++) {
+                if (spacers[k] != null) {
+                    spacers[k] = null;
+                    left--;
+                }
+            }
+        }
     }
 
     /** Where each object sits in its cache line (byte 0-63; -1 without JOL). */
