@@ -329,17 +329,19 @@ public final class SpscThroughput {
      * objects down in allocation order, so an object's place after it is the
      * size of what lives before it. Sixteen small live spacers (twelve
      * {@code long[0]}, four {@code long[1]}: 16 and 24 bytes with compressed
-     * class pointers) are allocated just before the queue is built; after a
-     * GC that leaves the queue elsewhere, the smallest set of them that slides
-     * it to the byte asked for is let go and the heap collected again. The
-     * queue is built once, as in the post's code, so its own objects keep the
-     * layout they have without placement (its counters' class data between
-     * {@code head} and {@code tailCache}, say). The GC before an iteration
-     * can move it further down (something that lived before it died), so the
-     * place is settled after each one, outside the clock. The array is not
-     * placed: a G1 full GC compacts region by region, and in some JVMs it
-     * ends up away from the queue's other objects ({@code buffer_line_offset}
-     * records where it starts).
+     * class pointers) are allocated and the heap collected before the queue
+     * is built, so that the queue is built above them (allocated just before
+     * it, without that GC, they were not always below it on a loaded
+     * machine); after a GC that leaves the queue elsewhere, the smallest set
+     * of them that slides it to the byte asked for is let go and the heap
+     * collected again. The queue is built once, as in the post's code, so
+     * its counters keep the distances they have without placement (their
+     * class data between {@code head} and {@code tailCache}, say). The GC
+     * before an iteration can move it further down (something that lived
+     * before it died), so the place is settled after each one, outside the
+     * clock. The array is not placed: it starts 3,096 bytes after the queue
+     * here, where the post's code has it right after {@code headCache} (696
+     * bytes), and {@code buffer_line_offset} records where it starts.
      */
     static final class Placer {
         private static final int SMALL = 12;   // long[0] spacers
@@ -361,6 +363,7 @@ public final class SpscThroughput {
             }
             smallBytes = Addresses.vm().sizeOf(spacers[0]);
             largeBytes = Addresses.vm().sizeOf(spacers[SMALL]);
+            System.gc();   // the spacers slide to the end of what lives; the queue is then built above them
         }
 
         /** After a full GC: slides {@code queue} to byte {@code at} of its line; else IllegalStateException. */
