@@ -83,11 +83,17 @@ import mechsym.common.VmOptions;
  * the draw out: the queue sits at byte B of its line in every iteration
  * (see {@link Placer}), so that the kernel and the post's code can be
  * compared at one place. The post's code ends at byte 48 on JDK 17 here (in
- * all 21 JVMs looked at, its counters and array at the same distances from
- * the queue as this kernel's); with {@code --queue-at=48}, 16 alternating
- * sets in rotating order gave the post's code a median of 211M ops/s and
- * this kernel 238M: 1.08x per set [1.03, 1.16], 1.13x as a ratio of medians
- * [0.82, 1.29] (JVMs of either program fell into a mode near 105M alike).
+ * all 21 JVMs looked at, its counters at the same distances from the queue
+ * as this kernel's, +40, +112, +552 and +624 bytes, its array right after
+ * them at +696, where this kernel's placed array starts at +3,096); with
+ * {@code --queue-at=48}, 12
+ * alternating sets gave the post's code a median of 232M ops/s and this
+ * kernel 265M, 1.14x [1.11, 1.24], and 10 more 1.27x [1.06, 1.57] (JVMs of
+ * either program fall into a mode near 105M now and then). Queue and
+ * counters sit alike; the rest is in the code's shape (earlier stops ruled out the
+ * padding, {@code offer}'s null check, the {@code Integer} consumer and
+ * {@code int} counters; a named {@code Runnable} producer, as the post's,
+ * ran 8% slower than the lambda, inside the noise).
  * Left where it fell, the kernel's queue now starts at byte 8 (524-550M,
  * 3 JVMs) or 56 (244-268M, 2 JVMs; a third in the slow mode).
  *
