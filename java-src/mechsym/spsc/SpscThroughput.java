@@ -88,12 +88,14 @@ import mechsym.common.VmOptions;
  * them at +696, where this kernel's placed array starts at +3,096); with
  * {@code --queue-at=48}, 12
  * alternating sets gave the post's code a median of 232M ops/s and this
- * kernel 265M, 1.14x [1.11, 1.24], and 10 more 1.27x [1.06, 1.57] (JVMs of
- * either program fall into a mode near 105M now and then). Queue and
- * counters sit alike; the rest is in the code's shape (earlier stops ruled out the
- * padding, {@code offer}'s null check, the {@code Integer} consumer and
- * {@code int} counters; a named {@code Runnable} producer, as the post's,
- * ran 8% slower than the lambda, inside the noise).
+ * kernel 265M, 1.14x [1.11, 1.24]; two runs of 10 more, 1.27x [1.06, 1.57]
+ * and 1.08x [1.02, 1.22] (JVMs of either program fall into a mode near 105M
+ * now and then). Queue and counters sit alike, so the rest is in the code,
+ * and not where these tries looked: the post's padding, {@code offer}'s
+ * null check, the {@code Integer} consumer and {@code int} counters (earlier
+ * stops); a named {@code Runnable} producer, as the post's (1.17x beside
+ * 1.27x); that, with the consumer in a method of its own per iteration that
+ * prints after its clock, as the post's (1.07x beside 1.08x).
  * Left where it fell, the kernel's queue now starts at byte 8 (524-550M,
  * 3 JVMs) or 56 (244-268M, 2 JVMs; a third in the slow mode).
  *
