@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import mechsym.common.Affinity;
@@ -73,9 +74,9 @@ import mechsym.common.Threads;
  *       26.0 ns/op) and 1.37x [1.13, 2.02] in a later run (8 sets), and the
  *       listing with only that change made 23.3 ns/op: the end condition alone
  *       makes the exchange faster and steadier on this machine (the lab
- *       protocol keeps it). The listing's {@code while (true)}
- *       pong moved from its instance {@code run()} into a static method
- *       called from it ran 0.93x (16 sets).</li>
+ *       protocol keeps it). The listing's {@code while (true)} pong moved
+ *       from its instance {@code run()} into a static method called from it
+ *       ran 0.93x (16 sets).</li>
  *   <li>{@code lab} (the default): both sides on threads of their own, reused
  *       for every run (warm-up runs first, marked {@code warmup=true}); the
  *       clock starts when both have met at a barrier; every value is checked
@@ -383,7 +384,7 @@ public final class VolatilePingPong {
     private static void watch(final Thread pong, final CountDownLatch over, final FirstFailure failure,
                               final long iterations, final long maxMs) {
         try {
-            over.await(maxMs, java.util.concurrent.TimeUnit.MILLISECONDS);
+            over.await(maxMs, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;

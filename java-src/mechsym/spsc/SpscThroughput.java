@@ -86,9 +86,9 @@ import mechsym.common.VmOptions;
  * all 21 JVMs looked at, its counters at the same distances from the queue
  * as this kernel's, +40, +112, +552 and +624 bytes, its array right after
  * them at +696, where this kernel's placed array starts at +3,096); with
- * {@code --queue-at=48}, 12
- * alternating sets gave the post's code a median of 232M ops/s and this
- * kernel 265M, 1.14x [1.11, 1.24]; two runs of 10 more, 1.27x [1.06, 1.57]
+ * {@code --queue-at=48}, 12 alternating sets gave the post's code a median
+ * of 232M ops/s and this kernel 265M, 1.14x [1.11, 1.24]; two runs of 10
+ * more, 1.27x [1.06, 1.57]
  * and 1.08x [1.02, 1.22] (JVMs of either program fall into a mode near 105M
  * now and then). Queue and counters sit alike, so the rest is in the code,
  * and not where these tries looked: the post's padding, {@code offer}'s
@@ -192,7 +192,8 @@ public final class SpscThroughput {
         java.util.Arrays.fill(lines, lineOffsets(placed));
 
         final SpscQueue measuredQueue = duplicateOne ? new DuplicateFirst(queue) : queue;
-        final long[] durations = protocol.equals("post") ? measurePost(measuredQueue, ops, iterations, placed, lines, placer)
+        final long[] durations = protocol.equals("post")
+            ? measurePost(measuredQueue, ops, iterations, placed, lines, placer)
             : measure(measuredQueue, capacity, ops, iterations, pin);
 
         final Csv csv = new Csv("queue", "protocol", "pinning", "producer_cpu", "consumer_cpu", "vm_cond_card_mark",
@@ -352,11 +353,12 @@ public final class SpscThroughput {
      * bytes), and {@code buffer_line_offset} records where it starts.
      */
     static final class Placer {
-        private static final int SMALL = 12;   // long[0] spacers
-        private static final int LARGE = 4;    // long[1] spacers
         private static final int TRIES = 6;
         private final int at;
-        private final Object[] spacers = new Object[SMALL + LARGE];
+        private final Object[] small = new Object[12];   // long[0] spacers
+        private final Object[] large = new Object[4];    // long[1] spacers
+        private int smallLeft = small.length;            // the live ones are small[0 .. smallLeft)
+        private int largeLeft = large.length;
         private final long smallBytes;
         private final long largeBytes;
 
@@ -366,11 +368,14 @@ public final class SpscThroughput {
                 throw new IllegalStateException("--queue-at=" + at + ": JOL cannot read addresses on this JVM, so the "
                                                 + "queue cannot be placed");
             }
-            for (int k = 0; k < spacers.length; k++) {
-                spacers[k] = k < SMALL ? new long[0] : new long[1];
+            for (int k = 0; k < small.length; k++) {
+                small[k] = new long[0];
             }
-            smallBytes = Addresses.vm().sizeOf(spacers[0]);
-            largeBytes = Addresses.vm().sizeOf(spacers[SMALL]);
+            for (int k = 0; k < large.length; k++) {
+                large[k] = new long[1];
+            }
+            smallBytes = Addresses.vm().sizeOf(small[0]);
+            largeBytes = Addresses.vm().sizeOf(large[0]);
             System.gc();   // the spacers slide to the end of what lives; the queue is then built above them
         }
 
@@ -379,12 +384,10 @@ public final class SpscThroughput {
             long off = Addresses.lineOffset(queue);
             for (int t = 0; off != at; t++) {
                 final long slide = (off - at) & 63;
-                final int small = alive(0, SMALL);
-                final int large = alive(SMALL, spacers.length);
                 int bestSmall = -1;
                 int bestLarge = -1;
-                for (int a = 0; a <= small; a++) {
-                    for (int b = 0; b <= large; b++) {
+                for (int a = 0; a <= smallLeft; a++) {
+                    for (int b = 0; b <= largeLeft; b++) {
                         final long bytes = smallBytes * a + largeBytes * b;
                         if (bytes > 0 && (bytes & 63) == slide
                             && (bestSmall < 0 || bytes < smallBytes * bestSmall + largeBytes * bestLarge)) {
@@ -396,31 +399,17 @@ public final class SpscThroughput {
                 if (t == TRIES || bestSmall < 0) {
                     throw new IllegalStateException("--queue-at=" + at + ": iteration " + iteration + ": the queue is "
                                                     + "still at byte " + off + " of its cache line after " + t
-                                                    + " full GCs (spacers left: " + small + " of " + smallBytes
-                                                    + " bytes, " + large + " of " + largeBytes + ")");
+                                                    + " full GCs (spacers left: " + smallLeft + " of " + smallBytes
+                                                    + " bytes, " + largeLeft + " of " + largeBytes + ")");
                 }
-                release(0, SMALL, bestSmall);
-                release(SMALL, spacers.length, bestLarge);
+                for (int k = 0; k < bestSmall; k++) {
+                    small[--smallLeft] = null;
+                }
+                for (int k = 0; k < bestLarge; k++) {
+                    large[--largeLeft] = null;
+                }
                 System.gc();
                 off = Addresses.lineOffset(queue);
-            }
-        }
-
-        private int alive(final int from, final int to) {
-            int n = 0;
-            for (int k = from; k < to; k++) {
-                n += spacers[k] == null ? 0 : 1;
-            }
-            return n;
-        }
-
-        private void release(final int from, final int to, final int count) {
-            int left = count;
-            for (int k = from; k < to && left > 0; k++) {
-                if (spacers[k] != null) {
-                    spacers[k] = null;
-                    left--;
-                }
             }
         }
     }
