@@ -227,6 +227,7 @@ def test_layout_text_format_is_jols_table():
     (KERNEL, ["--protocol=post", "--pin=0,1"], "--pin", "the post protocol pins no thread"),
     (KERNEL, ["--protocol=post", "--queue-at=12"], "--queue-at", "allowed values are any, 0, 8, 16, 24, 32, 40, 48, 56"),
     (KERNEL, ["--queue-at=8"], "--queue-at", "placing the queue needs --protocol=post"),
+    (KERNEL, ["--protocol=post", "--ops=2147483648"], "--ops", "the post protocol counts in an int"),
     (LAYOUT, ["--queue=O9"], "--queue", "allowed values are " + ", ".join(QUEUES) + ", all"),
     (LAYOUT, ["--format=xml"], "--format", "allowed values are csv, text"),
 ])

@@ -86,18 +86,25 @@ import mechsym.common.VmOptions;
  * all 21 JVMs looked at, its counters at the same distances from the queue
  * as this kernel's, +40, +112, +552 and +624 bytes, its array right after
  * them at +696, where this kernel's placed array starts at +3,096); with
- * {@code --queue-at=48}, 12 alternating sets gave the post's code a median
- * of 232M ops/s and this kernel 265M, 1.14x [1.11, 1.24]; two runs of 10
- * more, 1.27x [1.06, 1.57]
- * and 1.08x [1.02, 1.22] (JVMs of either program fall into a mode near 105M
- * now and then). Queue and counters sit alike, so the rest is in the code,
- * and not where these tries looked: the post's padding, {@code offer}'s
- * null check, the {@code Integer} consumer and {@code int} counters (earlier
- * stops); a named {@code Runnable} producer, as the post's (1.17x beside
- * 1.27x); that, with the consumer in a method of its own per iteration that
- * prints after its clock, as the post's (1.07x beside 1.08x).
- * Left where it fell, the kernel's queue now starts at byte 8 (524-550M,
- * 3 JVMs) or 56 (244-268M, 2 JVMs; a third in the slow mode).
+ * {@code --queue-at=48}, this kernel ran 1.08-1.27x the post's code in
+ * six runs of 10-14 alternating sets, with queue and counters placed alike.
+ * The rest was in what C2 made of the two loops. Written as static methods
+ * taking the queue as a parameter, with {@code long} counts, the loops kept
+ * the queue in a register; the post's producer is a {@code Runnable} that
+ * reads the queue from its field, and its {@code int} count leaves no
+ * register for {@code this}, so each offer reloads {@code this} from the
+ * stack, then the queue, then checks the queue's class; its consumer casts
+ * each value to {@code Integer} (its queue is generic). The producer's
+ * shape alone changed nothing (1.19x beside the old kernel's 1.20x, 14
+ * sets); with its {@code int} count as well, 1.10x beside 1.23x; with the
+ * consumer's {@code int} count and cast too, 1.07x [0.98, 1.10] (12 sets).
+ * With all of them (see
+ * {@link PostProducer} and {@code consumePost}; PrintAssembly shows the
+ * same instructions as the post's loops), 14 alternating sets gave a median
+ * of 231M ops/s for the post's code and 231M for this kernel, 1.02x per set
+ * [0.93, 1.06] (the post's code against itself: 1.00x [0.94, 1.12]). Left
+ * where it fell, the kernel's queue now starts at byte 32 (235-303M, 3 JVMs)
+ * or 56 (232-239M, 2 JVMs).
  *
  * <p>The lab harness's changes from the post's, all deliberate: both threads live for the
  * whole run and meet at a barrier before each iteration (the post started a
@@ -141,7 +148,7 @@ public final class SpscThroughput {
     /** Where {@code --queue-at} may put the queue object: a byte of its cache line an object can start at. */
     public static final List<String> PLACEMENTS = List.of("any", "0", "8", "16", "24", "32", "40", "48", "56");
     /** The one value the post's producer offered, again and again. */
-    private static final Object POST_VALUE = Integer.valueOf(777);
+    private static final Integer POST_VALUE = Integer.valueOf(777);
 
     private SpscThroughput() {
     }
@@ -182,6 +189,9 @@ public final class SpscThroughput {
             throw new BadArgument("--queue-at=" + at + ": placing the queue needs --protocol=post (its full GC before "
                                   + "each iteration settles the heap; the lab harness builds the queue once and lets "
                                   + "it lie where it fell)");
+        }
+        if (protocol.equals("post")) {
+            postCount(ops);   // refused here, before any work starts
         }
         final Placer placer = at.equals("any") ? null : new Placer(Integer.parseInt(at));   // before the queue
         final SpscQueue queue = SpscQueue.create(name, capacity);
@@ -302,6 +312,7 @@ public final class SpscThroughput {
      */
     static long[] measurePost(final SpscQueue queue, final long ops, final int iterations, final Object[] placed,
                               final long[][] lines, final Placer placer) throws InterruptedException {
+        final int count = postCount(ops);
         final long[] durations = new long[iterations];
         final FirstFailure failure = new FirstFailure();
         for (int i = 0; i < iterations; i++) {
@@ -311,15 +322,10 @@ public final class SpscThroughput {
             }
             lines[i] = lineOffsets(placed);
             final long start = System.nanoTime();
-            final Thread producer = new Thread(() -> {
-                try {
-                    producePost(queue, ops);
-                } catch (Throwable t) {
-                    failure.record(t);
-                }
-            }, "spsc-producer");
+            final Thread producer = new Thread(new PostProducer(queue, count), "spsc-producer");
+            producer.setUncaughtExceptionHandler((t, e) -> failure.record(e));
             producer.start();
-            final Object last = consumePost(queue, ops);
+            final Object last = consumePost(queue, count);
             producer.join();
             durations[i] = System.nanoTime() - start;
             failure.rethrow("spsc producer");
@@ -423,23 +429,56 @@ public final class SpscThroughput {
         return out;
     }
 
-    /** The post's producer loop: one constant value, {@code Thread.yield()} while the queue is full. */
-    private static void producePost(final SpscQueue q, final long ops) {
-        final Object v = POST_VALUE;
-        long i = ops;
-        do {
-            while (!q.offer(v)) {
-                Thread.yield();
-            }
-        } while (0 != --i);
+    /** {@code --ops} as the post harness counts it: an {@code int}, as the post's code did; else BadArgument. */
+    private static int postCount(final long ops) {
+        if (ops > Integer.MAX_VALUE) {
+            throw new BadArgument("--ops=" + ops + ": the post protocol counts in an int, as the post's code did; at "
+                                  + "most " + Integer.MAX_VALUE);
+        }
+        return (int) ops;
     }
 
-    /** The post's consumer loop: {@code Thread.yield()} while the queue is empty; returns the last value taken. */
-    private static Object consumePost(final SpscQueue q, final long ops) {
-        Object result;
-        long i = ops;
+    /**
+     * The post's producer, shaped as its code had it: a {@code Runnable} that
+     * holds the queue in a field and offers one constant value, counting down
+     * an {@code int}, with {@code Thread.yield()} while the queue is full. The
+     * shape is what C2 compiles: the queue is read from the field and its
+     * class checked on every offer, as in the post's code (the class comment
+     * gives what other shapes ran). A failure reaches the harness through the
+     * thread's uncaught exception handler, so that {@code run()} holds the
+     * loop only.
+     */
+    static final class PostProducer implements Runnable {
+        private final SpscQueue queue;
+        private final int ops;
+
+        PostProducer(final SpscQueue queue, final int ops) {
+            this.queue = queue;
+            this.ops = ops;
+        }
+
+        @Override
+        public void run() {
+            int i = ops;
+            do {
+                while (!queue.offer(POST_VALUE)) {
+                    Thread.yield();
+                }
+            } while (0 != --i);
+        }
+    }
+
+    /**
+     * The post's consumer loop: {@code Thread.yield()} while the queue is
+     * empty, an {@code int} count, and each value taken cast to
+     * {@code Integer} as the post's generic queue made its code do; returns
+     * the last value taken.
+     */
+    private static Object consumePost(final SpscQueue q, final int ops) {
+        Integer result;
+        int i = ops;
         do {
-            while (null == (result = q.poll())) {
+            while (null == (result = (Integer) q.poll())) {
                 Thread.yield();
             }
         } while (0 != --i);
