@@ -84,28 +84,26 @@ import mechsym.common.VmOptions;
  * (see {@link Placer}), so that the kernel and the post's code can be
  * compared at one place. The post's code ends at byte 48 on JDK 17 here (in
  * 116 of 117 JVMs looked at, one at byte 56; its counters at the same
- * distances from the queue as this kernel's, +40, +112, +552 and +624
- * bytes, its array right after them at +696, where this kernel's placed
- * array starts at +3,096); with
- * {@code --queue-at=48}, this kernel ran 1.08-1.27x the post's code in
- * six runs of 10-14 alternating sets, with queue and counters placed alike.
- * The rest was in what C2 made of the two loops. Written as static methods
- * taking the queue as a parameter, with {@code long} counts, the loops kept
- * the queue in a register; the post's producer is a {@code Runnable} that
- * reads the queue from its field, and its {@code int} count leaves no
- * register for {@code this}, so each offer reloads {@code this} from the
- * stack, then the queue, then checks the queue's class; its consumer casts
- * each value to {@code Integer} (its queue is generic). The producer's
- * shape alone changed nothing (1.19x beside the old kernel's 1.20x, 14
- * sets); with its {@code int} count as well, 1.10x beside 1.23x; with the
- * consumer's {@code int} count and cast too, 1.07x [0.98, 1.10] (12 sets).
- * With all of them (see
- * {@link PostProducer} and {@code consumePost}; PrintAssembly shows the
- * same instructions as the post's loops), 14 alternating sets gave a median
- * of 231M ops/s for the post's code and 231M for this kernel, 1.02x per set
- * [0.93, 1.06] (the post's code against itself: 1.00x [0.94, 1.12]). Left
- * where it fell, the kernel's queue now starts at byte 32 (235-303M, 3 JVMs)
- * or 56 (232-239M, 2 JVMs).
+ * distances from the queue as this kernel's, +40, +112, +552 and +624 bytes,
+ * its array right after them at +696, where this kernel's placed array starts
+ * at +3,096); with {@code --queue-at=48}, this kernel ran 1.08-1.27x the
+ * post's code in six runs of 10-14 alternating sets, with queue and counters
+ * placed alike. The rest was in what C2 made of the two loops. Written as
+ * static methods taking the queue as a parameter, with {@code long} counts,
+ * the loops kept the queue in a register; the post's producer is a
+ * {@code Runnable} that reads the queue from its field, and its {@code int}
+ * count leaves no register for {@code this}, so each offer reloads
+ * {@code this} from the stack, then the queue, then checks the queue's class;
+ * its consumer casts each value to {@code Integer} (its queue is generic).
+ * The producer's shape alone changed nothing (1.19x beside the old kernel's
+ * 1.20x, 14 sets); with its {@code int} count as well, 1.10x beside 1.23x;
+ * with the consumer's {@code int} count and cast too, 1.07x [0.98, 1.10] (12
+ * sets). With all of them (see {@link PostProducer} and {@code consumePost};
+ * PrintAssembly shows the same instructions as the post's loops), 14
+ * alternating sets gave a median of 231M ops/s for the post's code and 231M
+ * for this kernel, 1.02x per set [0.93, 1.06] (the post's code against
+ * itself: 1.00x [0.94, 1.12]). Left where it fell, the kernel's queue now
+ * starts at byte 32 (235-303M, 3 JVMs) or 56 (232-239M, 2 JVMs).
  *
  * <p>The lab harness's changes from the post's, all deliberate: both threads live for the
  * whole run and meet at a barrier before each iteration (the post started a
