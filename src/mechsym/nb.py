@@ -105,12 +105,25 @@ def whose(df: pd.DataFrame, experiment: str | None = None):
 
     if df is None or df.empty or "machine" not in df:
         return Markdown("No stored runs are shown.")
-    parts = []
+    warning = stale_banner(df, experiment)
+    parts = [f"> **⚠ {warning}**\n"] if warning else []
     for m in sorted(df["machine"].astype(str).unique()):
         runs = sorted(df.loc[df["machine"].astype(str) == m, "run_id"].astype(str).unique()) if "run_id" in df else []
         parts.append(f"- {store.machine_label(m)}; run{'s' if len(runs) > 1 else ''} "
                      + ", ".join(f"`{r}`" for r in runs))
-    return Markdown("Results shown:\n" + "\n".join(parts))
+    head = [p for p in parts if p.startswith(">")]
+    return Markdown("\n".join(head) + "\nResults shown:\n" + "\n".join(p for p in parts if not p.startswith(">")))
+
+
+def stale_banner(df: pd.DataFrame, experiment: str | None) -> str | None:
+    """One line when a run behind these rows was measured with other kernels than the checkout's (or its code is not
+    known): which runs, their commits, and how to refresh; None when every run shown is current."""
+    from . import provenance
+
+    if df is None or df.empty or "run_id" not in df or not experiment:
+        return None
+    metas = run_metadata(df, experiment)
+    return provenance.banner(metas) if metas else None
 
 
 _JUDGED: dict = {}
@@ -135,7 +148,11 @@ def verdict_table(module, df: pd.DataFrame, notebook: str):
     with how many complete stored runs of the same machine agree, coloured by outcome."""
     from . import overview, verdicts
 
-    return verdicts.styled(overview.replication(module, module.NAME, df, judged(module, df, notebook)))
+    styled = verdicts.styled(overview.replication(module, module.NAME, df, judged(module, df, notebook)))
+    warning = stale_banner(df, module.NAME)
+    if warning and hasattr(styled, "set_caption"):
+        styled = styled.set_caption(f"⚠ {warning}")
+    return styled
 
 
 def table(df):

@@ -438,10 +438,13 @@ def banner(metas: list[dict], root: Path | str | None = None) -> str | None:
         return None
     parts = []
     for m, (st, why) in old:
-        commit = str((m.get("provenance") or {}).get("commit") or m.get("git_commit") or "unknown")[:12]
-        parts.append(f"{m.get('run_id')} ({'stale' if st == STALE else 'provenance unknown'}: commit {commit}; {why})")
-    return ("Measured with older kernels: " + "; ".join(parts)
-            + ". Re-run with PRESET = \"standard\" (or `make refresh`) to refresh.")
+        commit = str((m.get("provenance") or {}).get("commit") or m.get("git_commit") or "unknown")[:7]
+        if st == STALE:
+            parts.append(f"run {m.get('run_id')} was measured with older kernels (commit {commit})")
+        else:
+            parts.append(f"run {m.get('run_id')} was measured with code that cannot be traced ({why})")
+    return ("Stale results: " + "; ".join(parts) + ". Its numbers may not be those of the kernels in this checkout: "
+            "re-run with PRESET = \"standard\" (or `make refresh`) to refresh.")
 
 
 def dumps(meta: dict) -> str:
