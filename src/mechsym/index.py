@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import __version__, repo_root, store
+from .machine import git_commit
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2rem auto; max-width: 72rem;
@@ -116,7 +117,7 @@ Verdicts counted from stored results ({'preset ' + html.escape(preset) + ', ' if
 {chr(10).join(rows)}
 </tbody>
 </table>
-<p><small>Built {stamp} by mechsym {__version__} (git {html.escape(store.git_commit()[:19])}).
+<p><small>Built {stamp} by mechsym {__version__} (git {html.escape(git_commit()[:19])}).
 Every page is self-contained: figures are embedded, nothing is fetched from the network.
 {'The pages show the code of every cell.' if with_code else 'The pages leave the code out: <code>mechsym reports --with-code</code> (or <code>make reports WITH_CODE=1</code>) keeps it.'}</small></p>
 </body>

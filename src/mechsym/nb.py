@@ -7,6 +7,7 @@ import pandas as pd
 from . import MechsymError, analysis, experiments, store
 from .jdk import discover
 from .cpus import read_topology
+from .machine import machine_info, machine_label
 
 NOTEBOOK_PRESETS = ("stored", "smoke", "standard", "full")
 
@@ -65,7 +66,7 @@ def machine_table(df: pd.DataFrame | None = None, experiment: str | None = None)
                 "taskset": m.get("taskset"), "git commit": str(m.get("git_commit", ""))[:12],
             })
     else:
-        info = store.machine_info()
+        info = machine_info()
         rows.append({"machine": info["machine_id"], "CPU": info["cpu_model"], "logical CPUs": info["logical_cpus"],
                      "physical cores": info["physical_cores"], "sockets": info["sockets"], "SMT": _yes_no(info["smt"]),
                      "kernel": info["kernel"],
@@ -82,7 +83,7 @@ def _yes_no(v) -> str:
 
 def this_machine() -> pd.DataFrame:
     topo = read_topology()
-    info = store.machine_info(topo)
+    info = machine_info(topo)
     rows = [("machine id", info["machine_id"]), ("CPU", info["cpu_model"]),
             ("logical CPUs", info["logical_cpus"]), ("physical cores", info["physical_cores"]),
             ("sockets", info["sockets"]), ("SMT", "yes" if info["smt"] else "no"),
@@ -108,7 +109,7 @@ def whose(df: pd.DataFrame, experiment: str | None = None):
     parts = []
     for m in sorted(df["machine"].astype(str).unique()):
         runs = sorted(df.loc[df["machine"].astype(str) == m, "run_id"].astype(str).unique()) if "run_id" in df else []
-        parts.append(f"- {store.machine_label(m)}; run{'s' if len(runs) > 1 else ''} "
+        parts.append(f"- {machine_label(m)}; run{'s' if len(runs) > 1 else ''} "
                      + ", ".join(f"`{r}`" for r in runs))
     return Markdown("Results shown:\n" + "\n".join(parts))
 
