@@ -4,7 +4,7 @@ A plain, self-contained page (inline CSS, no scripts, nothing fetched): it
 opens from a file manager, a web server or a copied folder alike. The counts
 come from the same source as the notebooks' verdict tables, `mechsym
 verdicts` and 00-overview: each experiment's verdicts() over the stored
-results (mechsym.overview.collect).
+results (mechsym.verdict_collect.collect).
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def write_index(out_dir, written, machine: str | None = None, preset: str | None
     """Write out_dir/index.html linking the HTML pages in `written`; returns its path.
 
     failed: notebook stem -> why it could not be rendered (listed, not linked)."""
-    from .overview import COLOURS, ERROR, NOT_RUN, STATUSES, collect
+    from .overview import COLOURS, STATUSES
+    from .verdict_collect import ERROR, NOT_RUN, collect
 
     out_dir = Path(out_dir)
     pages = [Path(p) for p in written if Path(p).suffix == ".html" and Path(p).name != "index.html"]

@@ -121,22 +121,22 @@ def judged(module, df: pd.DataFrame, notebook: str) -> list:
     """The notebook's verdicts on these rows, machine by machine. The verdict table and the recap show the same
     verdicts, so they are computed once: kept for the last rows judged, keyed by the rows' content (rows changed
     in between are judged afresh)."""
-    from . import overview, verdicts
+    from . import verdict_collect, verdicts
 
     key = (module.NAME, notebook, tuple(map(str, df.columns)), len(df),
            int(pd.util.hash_pandas_object(df, index=False).sum()) if len(df) else 0)
     if key not in _JUDGED:
         _JUDGED.clear()
-        _JUDGED[key] = verdicts.for_notebook(overview.machine_verdicts(module, df), notebook)
+        _JUDGED[key] = verdicts.for_notebook(verdict_collect.machine_verdicts(module, df), notebook)
     return _JUDGED[key]
 
 
 def verdict_table(module, df: pd.DataFrame, notebook: str):
     """A notebook's verdict table: its claims judged on these rows (per machine, per fork, with intervals), each
     with how many complete stored runs of the same machine agree, coloured by outcome."""
-    from . import overview, verdicts
+    from . import verdict_collect, verdicts
 
-    return verdicts.styled(overview.replication(module, module.NAME, df, judged(module, df, notebook)))
+    return verdicts.styled(verdict_collect.replication(module, module.NAME, df, judged(module, df, notebook)))
 
 
 def table(df):

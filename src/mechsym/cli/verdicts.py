@@ -10,7 +10,7 @@ from .text import DASH, columns, text_table, when_text, wrap_lines
 def command(args) -> int:
     """Print every claim's verdict (of one experiment, or all); exit 1 when a claim could not be judged."""
     from .. import experiments
-    from ..overview import ERROR, collect, csv_frame
+    from ..verdict_collect import ERROR, collect, csv_frame
 
     if args.experiment:
         experiments.get(args.experiment)
@@ -30,7 +30,8 @@ def _verdicts_text(out) -> list[str]:
     """Every verdict, notebook by notebook: which runs were judged, each claim in full, then one line per scope and
     protocol (wrapped to 100 columns, left-aligned)."""
     from .. import machine
-    from ..overview import agreement, post_title
+    from ..overview import post_title
+    from ..verdict_collect import agreement
 
     width = columns()
     here = machine.machine_id()
