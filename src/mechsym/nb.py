@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import MechsymError, analysis, experiments, store
+from . import MechsymError, analysis, experiments, store, units
 from .jdk import discover
 from .cpus import read_topology
 from .machine import machine_info, machine_label
@@ -77,7 +77,7 @@ def machine_table(df: pd.DataFrame | None = None, experiment: str | None = None)
 def _yes_no(v) -> str:
     """SMT and other flags as this_machine shows them: 'yes'/'no' (stored as bool or text), '—' when unknown."""
     if v is None or v == "":
-        return analysis.MISSING
+        return units.MISSING
     return "yes" if str(v).strip().lower() in analysis.TRUE_STRINGS else "no"
 
 
@@ -140,11 +140,11 @@ def verdict_table(module, df: pd.DataFrame, notebook: str):
 
 
 def table(df):
-    """A table for a reader: no pandas row index, numbers formatted, '—' for a missing value (analysis.readable).
+    """A table for a reader: no pandas row index, numbers formatted, '—' for a missing value (units.readable).
     A Styler or anything else is passed through."""
     if not isinstance(df, pd.DataFrame):
         return df
-    return analysis.readable(df).style.hide(axis="index")
+    return units.readable(df).style.hide(axis="index")
 
 
 def collapsed(df: pd.DataFrame, summary: pd.DataFrame | None = None, label: str = "the full table"):

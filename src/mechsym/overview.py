@@ -161,8 +161,8 @@ def ratios(claims: pd.DataFrame) -> pd.DataFrame:
 
 def ratio_table(claims: pd.DataFrame) -> pd.DataFrame:
     """The then-vs-now ratios for a reader: one row per claim, scope and protocol (and machine when several), the
-    numbers formatted (analysis.fmt_number, fmt_ratio), no row index."""
-    from .analysis import fmt_number, fmt_ratio
+    numbers formatted (units.fmt_number, fmt_ratio), no row index."""
+    from .units import fmt_number, fmt_ratio
 
     r = ratios(claims)
     cols = (["machine"] if r["machine"].nunique() > 1 else []) + ["label", "then_value", "now_value", "now / then",
@@ -176,7 +176,7 @@ def ratio_table(claims: pd.DataFrame) -> pd.DataFrame:
 def ratio_summary(claims: pd.DataFrame) -> pd.DataFrame:
     """The ratio table in a few rows: per experiment (and machine when several), how many claims have a ratio, the
     median and the range of now / then, and how many land within 2x of the post's figure."""
-    from .analysis import fmt_ratio
+    from .units import fmt_ratio
 
     r = ratios(claims)
     if r.empty:

@@ -99,7 +99,7 @@ def per_cell(df, metrics: list[str], keys: list[str]):
 
 
 def fmt_cell(v, unit: str, strip: bool) -> str:
-    from ..analysis import fmt_value
+    from ..units import fmt_value
 
     s = fmt_value(v, unit)
     if not s:

@@ -100,7 +100,7 @@ def compare(args) -> int:
     import pandas as pd
 
     from .. import machine
-    from ..analysis import fmt_ratio
+    from ..units import fmt_ratio
 
     a, b = find_run(args.run_a), find_run(args.run_b)
     experiment = a.get("experiment")
