@@ -211,11 +211,8 @@ def mechsym(*args, env=None, timeout=300, base_env=None, **kw):
 
 
 def java_kernel(kernel, *args, jdk=None, flags=(), timeout=120):
-    from mechsym import classpath
-    from mechsym.jdk import discover
-
-    java = (jdk or discover()[0]).java
-    return subprocess.run([java, *flags, "-cp", classpath(), kernel, *args], capture_output=True, text=True, timeout=timeout)
+    """Run a Java kernel class in a fresh process (its command line as mechsym.kernels.command builds it)."""
+    return kernel_process(kernel, *args, jdk=jdk, flags=flags, timeout=timeout)
 
 
 def default_sigint():

@@ -132,13 +132,13 @@ def test_both_jvms_die_with_the_scripts_shell_alone():
 
 CHILD = """
 import sys
-from mechsym import sweep
+from mechsym import interrupts, sweep
 from mechsym.cpus import read_topology
 from mechsym.experiments import affinity as exp
 from mechsym.jdk import discover
 cell = exp.cell_for("unpinned", "smoke", read_topology(), discover()[0])
 cell.params.update(messages=10 ** 10, port=int(sys.argv[1]))
-with sweep._signals_interrupt():
+with interrupts.signals_interrupt():
     sweep.run_fork(sweep.Fork(cell, 0))
 """
 

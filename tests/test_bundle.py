@@ -371,12 +371,12 @@ def test_stale_staging_of_a_killed_import_is_cleaned(other_machine, results_dir)
 # ---------------------------------------------------------------- runs re-labelled by the alias table
 
 def test_relabelled_runs_travel_under_their_new_id(results_dir, tmp_path, monkeypatch):
-    from mechsym import bundle, store
+    from mechsym import bundle, layout, store
 
     monkeypatch.setenv("MECHSYM_MACHINE", "amd-epyc-2cpu-24g-aaaaaa")
     save_synthetic(synthetic_locks(), "amd-epyc-2cpu-24g")
     run = next(results_dir.rglob("*.json")).stem
-    (results_dir / "machines.csv").write_text(",".join(store.ALIAS_COLUMNS) + "\n"
+    (results_dir / "machines.csv").write_text(",".join(layout.ALIAS_COLUMNS) + "\n"
                                               f"amd-epyc-2cpu-24g,{run},amd-epyc-2cpu-24g-aaaaaa,Synthetic CPU,,4,,6.0,test\n")
     before = files(results_dir)
     out, summary = bundle.bundle(tmp_path / "mine.tar.gz", include_smoke=True)

@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 
 from conftest import VENV_BIN, assert_refused, default_sigint, kernel_process, mechsym
-from mechsym import MechsymError, launch, store, sweep
+from mechsym import MechsymError, fsio, interrupts, launch, store, sweep
 from mechsym.launch import KernelError, Launch
 from mechsym.sweep import Cell
 
@@ -551,7 +551,7 @@ def test_a_read_only_store_is_named_not_hidden_behind_a_failed_clean_up(results_
 def test_a_small_read_only_file_system_is_called_read_only_not_full(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "statvfs", lambda p: statvfs(flag=os.ST_RDONLY, bavail=0))
     with pytest.raises(MechsymError, match="is on a read-only file system"):
-        store.check_space(tmp_path, 2**20, "results directory")
+        fsio.check_space(tmp_path, 2**20, "results directory")
 
 
 def test_scratch_inside_the_results_store_is_refused(tmp_path):
@@ -574,10 +574,10 @@ def test_a_signal_the_caller_ignores_stays_ignored():
     """`nohup mechsym run ...`: SIGHUP is ignored by the caller and must not interrupt the run."""
     old = signal.signal(signal.SIGHUP, signal.SIG_IGN)
     try:
-        with sweep._signals_interrupt():
+        with interrupts.signals_interrupt():
             assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
             assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
-        with sweep._signals_deferred():
+        with interrupts.signals_deferred():
             assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGHUP, old)

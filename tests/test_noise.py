@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mechsym import noise, store
+from mechsym import noise, procstat, store
 
 SELF = 100  # the run's own process (the sweep); its kernels are its children
 
@@ -70,7 +70,7 @@ class FakeProc:
                 d.rmdir()
         for pid, p in self.procs.items():
             (self.root / str(pid)).mkdir(exist_ok=True)
-            flags = noise.PF_KTHREAD if p["kthread"] else 0
+            flags = procstat.PF_KTHREAD if p["kthread"] else 0
             (self.root / str(pid) / "stat").write_text(
                 f"{pid} ({p['comm']}) S {p['ppid']} {pid} {pid} 0 -1 {flags} 0 0 0 0 {p['utime']} {p['stime']} "
                 f"{p['cutime']} {p['cstime']} 20 0 1 0 {p['start']} 1000 100 0 0 0\n")
@@ -243,10 +243,10 @@ def test_the_sidecar_stores_the_summary_not_the_recorder(proc, tmp_path, results
 
 
 def test_parse_a_command_name_with_spaces_and_parens():
-    p = noise.parse_proc_stat("42 (Web Content (x)) S 1 42 42 0 -1 4194560 0 0 0 0 7 3 1 1 20 0 1 0 555 0 0\n")
+    p = procstat.parse_proc_stat("42 (Web Content (x)) S 1 42 42 0 -1 4194560 0 0 0 0 7 3 1 1 20 0 1 0 555 0 0\n")
     assert p.pid == 42 and p.comm == "Web Content (x)" and p.ppid == 1 and p.ticks == 12 and p.own == 10
     assert p.starttime == 555 and not p.kthread
-    assert noise.parse_proc_stat("garbage") is None
+    assert procstat.parse_proc_stat("garbage") is None
 
 
 def test_a_recorder_dropped_without_stop_does_not_stay_measuring(proc, tmp_path):

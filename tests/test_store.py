@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mechsym import MechsymError, store
+from mechsym import MechsymError, fsio, layout, machine, store
 
 
 def rows(n=3, value=1.0):
@@ -283,7 +283,7 @@ def test_check_writable_refuses_a_read_only_store(results_dir, monkeypatch):
     def read_only(path, data):
         raise OSError(errno.EROFS, "Read-only file system", str(path))
 
-    monkeypatch.setattr(store, "_write_synced", read_only)
+    monkeypatch.setattr(fsio, "write_synced", read_only)
     with pytest.raises(MechsymError) as e:
         store.check_writable("demo", machine="m1")
     assert len(str(e.value).splitlines()) == 1
@@ -361,12 +361,12 @@ def fake_host(tmp_path, name, model="AMD EPYC", mhz=("2596.122", "2596.122"), me
     from mechsym.cpus import Cpu, Topology
 
     topo = Topology(tuple(Cpu(i, i, 0) for i in range(len(mhz))), model)
-    return store.id_from_facts(store.machine_facts(topo, proc, sys_cpu, etc))
+    return machine.id_from_facts(machine.machine_facts(topo, proc, sys_cpu, etc))
 
 
 def test_machine_id_tells_hosts_apart(tmp_path):
     here = fake_host(tmp_path, "a")
-    assert re.fullmatch(r"amd-epyc-2cpu-24g-[0-9a-f]{6}", here) and store.MACHINE_ID.match(here)
+    assert re.fullmatch(r"amd-epyc-2cpu-24g-[0-9a-f]{6}", here) and layout.MACHINE_ID.match(here)
     # the same host on another boot: the clock calibrated 0.002 MHz off, MemTotal 8 KiB less (another kernel build)
     assert fake_host(tmp_path, "a2", mhz=("2596.124", "2596.124"), mem_kb=24684084) == here
     # the second EPYC of issue 10: same readable part, another clock, so another id
@@ -386,18 +386,18 @@ def test_nominal_clock_sources(tmp_path):
     c = fake_host(tmp_path, "c", model="AMD Ryzen 7", mhz=("1400.0", "4100.0"), max_khz=4_700_000)
     d = fake_host(tmp_path, "d", model="AMD Ryzen 7", mhz=("3900.0", "2000.0"), max_khz=4_700_000)
     assert c == d
-    assert store.nominal_mhz("Intel(R) Core(TM)2 CPU 6600 @ 2.40GHz") == (2400, "model name")
+    assert machine.nominal_mhz("Intel(R) Core(TM)2 CPU 6600 @ 2.40GHz") == (2400, "model name")
 
 
 def test_this_machine_id_is_stable_and_valid(monkeypatch):
     monkeypatch.delenv("MECHSYM_MACHINE", raising=False)
     ids = set()
     for _ in range(5):
-        store._own_id.cache_clear()
+        machine._own_id.cache_clear()
         ids.add(store.machine_id())
-    assert len(ids) == 1 and store.MACHINE_ID.match(ids.pop())
-    facts = store.machine_facts()
-    assert set(store.HASHED_FACTS) <= set(facts) and facts["nominal_mhz"] is not None
+    assert len(ids) == 1 and layout.MACHINE_ID.match(ids.pop())
+    facts = machine.machine_facts()
+    assert set(machine.HASHED_FACTS) <= set(facts) and facts["nominal_mhz"] is not None
 
 
 # ---------------------------------------------------------------- runs stored under an older id: the alias table
@@ -431,10 +431,10 @@ def test_aliases_relabel_this_hosts_legacy_runs_only(results_dir, monkeypatch):
     assert [m["_dir"] for m in store.runs("demo")] == ["amd-epyc-2cpu-24g"]
     # the unlisted run keeps its old id, which is not this machine, and says so
     assert store.load("demo", "amd-epyc-2cpu-24g")["value"].unique().tolist() == [7]
-    label = store.machine_label("amd-epyc-2cpu-24g")
+    label = machine.machine_label("amd-epyc-2cpu-24g")
     assert "not verified as this machine" in label and "2000 MHz" in label
-    assert store.machine_label("amd-epyc-2cpu-24g-aaaaaa").endswith(": this machine")
-    assert "2600 MHz" in store.machine_label("amd-epyc-2cpu-24g-aaaaaa")
+    assert machine.machine_label("amd-epyc-2cpu-24g-aaaaaa").endswith(": this machine")
+    assert "2600 MHz" in machine.machine_label("amd-epyc-2cpu-24g-aaaaaa")
     assert sorted(store.load("demo", "all")["machine"].unique()) == ["amd-epyc-2cpu-24g", "amd-epyc-2cpu-24g-aaaaaa"]
     # a new run of this machine goes under its new id, beside the re-labelled one
     store.save("demo", rows(value=3), {"preset": "standard", "status": "complete", "run_id": "20260104T000000Z-standard-333333"})
@@ -447,8 +447,8 @@ def test_on_another_host_the_relabelled_runs_are_not_this_machine(results_dir, m
     legacy_store(results_dir, monkeypatch)
     monkeypatch.setenv("MECHSYM_MACHINE", "amd-epyc-2cpu-24g-bbbbbb")
     assert "amd-epyc-2cpu-24g-bbbbbb" not in store.machines()
-    assert store.machine_label("amd-epyc-2cpu-24g-aaaaaa").endswith(": another machine")
-    assert not store.is_this_machine(store.default_machine("demo"))
+    assert machine.machine_label("amd-epyc-2cpu-24g-aaaaaa").endswith(": another machine")
+    assert not machine.is_this_machine(store.default_machine("demo"))
 
 
 def test_a_bad_alias_table_is_named(results_dir, monkeypatch):
@@ -456,7 +456,7 @@ def test_a_bad_alias_table_is_named(results_dir, monkeypatch):
     (results_dir / "machines.csv").write_text("directory,machine_id\nx,y\n")
     with pytest.raises(MechsymError, match=r"alias table .*machines\.csv: missing columns run_id"):
         store.machines()
-    (results_dir / "machines.csv").write_text(",".join(store.ALIAS_COLUMNS) + "\n../x,20260101T000000Z-standard-111111,y,,,,,,\n")
+    (results_dir / "machines.csv").write_text(",".join(layout.ALIAS_COLUMNS) + "\n../x,20260101T000000Z-standard-111111,y,,,,,,\n")
     with pytest.raises(MechsymError, match="line 2: needs a directory"):
         store.machines()
 
@@ -490,7 +490,7 @@ def test_the_stored_results_alias_table_matches_its_runs():
     assert len(targets) == 1
     if os.environ.get("MECHSYM_MACHINE") is None and store.machine_id() in targets:
         assert targets <= set(store.machines(root)) and not dirs & set(store.machines(root))
-        assert store.machine_label(targets.pop(), root).endswith(": this machine")
+        assert machine.machine_label(targets.pop(), root).endswith(": this machine")
 
 
 def test_a_sweep_refuses_an_unwritable_store_before_measuring(tmp_path, monkeypatch):

@@ -40,7 +40,8 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
-from . import MechsymError, __version__, store
+from . import MechsymError, __version__, fsio, layout, store
+from .machine import git_commit, machine_id
 
 FORMAT = "mechsym-results-bundle"
 VERSION = 1
@@ -60,16 +61,16 @@ def _runs_to_pack(machine: str | None, include_smoke: bool) -> tuple[list[dict],
     if machine == "all":
         machines = store.machines(root)
     else:
-        machines = [machine or store.machine_id()]
+        machines = [machine or machine_id()]
         if machines[0] not in store.machines(root):
             have = ", ".join(store.machines(root)) or "none"
             raise MechsymError(f"machine '{machines[0]}': no stored results to bundle in {root} "
                                f"(stored machines: {have}); run `mechsym run EXPERIMENT` first")
-    experiments = sorted({e for m, _, e, _ in store._index(root) if m in machines})
+    experiments = sorted({e for m, _, e, _ in store.index(root) if m in machines})
     metas = []
     for m in machines:
         for experiment in experiments:
-            found, skipped = store._scan(experiment, m, root, include_incomplete=False)
+            found, skipped = store.scan(experiment, m, root, include_incomplete=False)
             if skipped:
                 raise MechsymError(f"{_refusal(skipped[0])}; bundle refused: a bundle would give it a fresh checksum "
                                    "(nothing written)")
@@ -78,7 +79,7 @@ def _runs_to_pack(machine: str | None, include_smoke: bool) -> tuple[list[dict],
     metas = [m for m in metas if include_smoke or m.get("preset") != "smoke"]
     if not metas:
         left_out = f" ({smoke} smoke runs left out: add --include-smoke to pack them)" if smoke else ""
-        raise MechsymError(f"no complete stored runs to bundle for {machine or store.machine_id()} in {root}{left_out}")
+        raise MechsymError(f"no complete stored runs to bundle for {machine or machine_id()} in {root}{left_out}")
     return metas, smoke
 
 
@@ -108,7 +109,7 @@ def bundle(output: str | os.PathLike | None = None, machine: str | None = None,
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     manifest = {
         "format": FORMAT, "version": VERSION, "mechsym_version": __version__, "created": stamp,
-        "git_commit": store.git_commit(), "machines": machines,
+        "git_commit": git_commit(), "machines": machines,
         "runs": [{"machine": m["_machine"], "experiment": m["experiment"], "run_id": m["run_id"],
                   "preset": m.get("preset"), "rows": m.get("rows")} for m in metas],
         "files": {name: {"sha256": _sha256(data), "bytes": len(data)} for name, data in sorted(files.items())},
@@ -243,10 +244,14 @@ def _short(e: Exception) -> str:
     return (text[0] if text else type(e).__name__)[:200]
 
 
+def _names_ok(machine: str, experiment: str, run_id: str) -> bool:
+    return bool(layout.MACHINE_ID.match(machine) and ".." not in machine and layout.EXPERIMENT.match(experiment)
+                and layout.RUN_ID.match(run_id))
+
+
 def _check_run(machine: str, experiment: str, run_id: str, pair: dict[str, bytes]) -> str | None:
     """Why a run's pair of files is not one this bench stores (None when it is): ids, JSON, columns, rows."""
-    if not store.MACHINE_ID.match(machine) or ".." in machine or not store.EXPERIMENT.match(experiment) \
-            or not store.RUN_ID.match(run_id):
+    if not _names_ok(machine, experiment, run_id):
         return "not a machine id / experiment / run id this bench writes"
     if set(pair) != {"csv", "json"}:
         return "needs both its .csv and .json"
@@ -256,7 +261,7 @@ def _check_run(machine: str, experiment: str, run_id: str, pair: dict[str, bytes
         return f"corrupt metadata ({_short(e)})"
     if not isinstance(meta, dict) or meta.get("run_id") != run_id or meta.get("experiment") != experiment:
         return "its metadata names another run or experiment"
-    problem = store._meta_problem(meta, Path(experiment) / f"{run_id}.json")  # what every read of the store checks
+    problem = store.meta_problem(meta, Path(experiment) / f"{run_id}.json")  # what every read of the store checks
     if problem:
         return f"not a run's metadata ({problem})"
     problem = store.csv_problem(pair["csv"], meta.get("rows"), meta.get("csv_bytes"), meta.get("csv_sha256"),
@@ -283,8 +288,7 @@ def _runs_in(where: str, files: dict[str, bytes]) -> dict[tuple[str, str, str], 
         if not m:
             raise MechsymError(f"{where}: unexpected member '{name}' (a bundle holds results/<machine>/<experiment>/<run-id>.csv|json)")
         machine, experiment, run_id, ext = m.groups()
-        if not store.MACHINE_ID.match(machine) or ".." in machine or not store.EXPERIMENT.match(experiment) \
-                or not store.RUN_ID.match(run_id):
+        if not _names_ok(machine, experiment, run_id):
             raise MechsymError(f"{where}: member '{name}': not a machine id / experiment / run id this bench writes")
         runs.setdefault((machine, experiment, run_id), {})[ext] = data
     if not runs:
@@ -335,7 +339,7 @@ STAGE = ".import-"
 
 
 def _write(path: Path, data: bytes) -> None:
-    store._write_synced(path, data)
+    fsio.write_synced(path, data)
 
 
 def _install(where: str, root: Path, new: list[tuple[str, str, str, dict[str, bytes]]]) -> None:
@@ -352,7 +356,7 @@ def _install(where: str, root: Path, new: list[tuple[str, str, str, dict[str, by
     placed: list[Path] = []
     try:
         root.mkdir(parents=True, exist_ok=True)
-        store.check_space(root, need + 2**20, f"results directory {root}")
+        fsio.check_space(root, need + 2**20, f"results directory {root}")
         stage.mkdir()
         staged = []
         for i, (machine, experiment, run_id, pair) in enumerate(new):

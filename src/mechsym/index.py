@@ -4,7 +4,7 @@ A plain, self-contained page (inline CSS, no scripts, nothing fetched): it
 opens from a file manager, a web server or a copied folder alike. The counts
 come from the same source as the notebooks' verdict tables, `mechsym
 verdicts` and 00-overview: each experiment's verdicts() over the stored
-results (mechsym.overview.collect).
+results (mechsym.verdict_collect.collect).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import __version__, repo_root, store
+from .machine import git_commit
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2rem auto; max-width: 72rem;
@@ -55,7 +56,8 @@ def write_index(out_dir, written, machine: str | None = None, preset: str | None
     """Write out_dir/index.html linking the HTML pages in `written`; returns its path.
 
     failed: notebook stem -> why it could not be rendered (listed, not linked)."""
-    from .overview import COLOURS, ERROR, NOT_RUN, STATUSES, collect
+    from .overview import COLOURS, STATUSES
+    from .verdict_collect import ERROR, NOT_RUN, collect
 
     out_dir = Path(out_dir)
     pages = [Path(p) for p in written if Path(p).suffix == ".html" and Path(p).name != "index.html"]
@@ -116,7 +118,7 @@ Verdicts counted from stored results ({'preset ' + html.escape(preset) + ', ' if
 {chr(10).join(rows)}
 </tbody>
 </table>
-<p><small>Built {stamp} by mechsym {__version__} (git {html.escape(store.git_commit()[:19])}).
+<p><small>Built {stamp} by mechsym {__version__} (git {html.escape(git_commit()[:19])}).
 Every page is self-contained: figures are embedded, nothing is fetched from the network.
 {'The pages show the code of every cell.' if with_code else 'The pages leave the code out: <code>mechsym reports --with-code</code> (or <code>make reports WITH_CODE=1</code>) keeps it.'}</small></p>
 </body>

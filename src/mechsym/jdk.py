@@ -113,6 +113,53 @@ def distinct_homes():
             yield home, real
 
 
+def feature_of_version(version: str) -> int | None:
+    """The feature version in a java.version or a release file's JAVA_VERSION: '17.0.15' -> 17, '1.8.0_392' -> 8,
+    '21-ea' -> 21; None when it names none."""
+    head = version.split(".")
+    m = re.match(r"\d+", head[1] if head[0] == "1" and len(head) > 1 else head[0])
+    return int(m.group()) if m else None
+
+
+def release(home: Path) -> tuple[str | None, str | None]:
+    """(JAVA_VERSION, IMPLEMENTOR) from a JDK home's `release` file, without starting a JVM; None where absent."""
+    props = {}
+    try:
+        for line in (home / "release").read_text().splitlines():
+            m = re.match(r'(\w+)="?(.*?)"?$', line.strip())
+            if m:
+                props[m.group(1)] = m.group(2)
+    except OSError:
+        pass
+    return props.get("JAVA_VERSION"), props.get("IMPLEMENTOR")
+
+
+def installed() -> tuple[list[tuple], list[str]]:
+    """Every JDK home a sweep would look in, read from its `release` file (a JVM is started only for a home without
+    one): (feature, version, vendor, home, used by sweeps: the first of its feature), and the problems met."""
+    out, problems, used = [], [], set()
+    for home, real in distinct_homes():
+        if not (real / "bin" / "java").is_file():
+            if str(home) in os.environ.get("MECHSYM_JDKS", "").split(":"):
+                problems.append(f"MECHSYM_JDKS: {home}: no bin/java there")
+            continue
+        version, vendor = release(real)
+        if not version:  # no release file: ask the JVM itself
+            try:
+                j = probe(str(real))
+            except MechsymError as e:
+                problems.append(str(e))
+                continue
+            version, vendor = j.version, j.vendor
+        feature = feature_of_version(version)
+        if feature is None:
+            problems.append(f"JDK {real}: version {version[:60]!r} names no Java feature version")
+            continue
+        out.append((feature, version, vendor or "unknown", str(real), feature not in used))
+        used.add(feature)
+    return sorted(out, key=lambda j: (j[0], not j[4])), problems
+
+
 @functools.lru_cache(maxsize=1)
 def discover() -> tuple[Jdk, ...]:
     """Every distinct JDK found, one per feature version (the first found wins), sorted by version.

@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import MechsymError, classpath, repo_root
-from .launch import REQUIRED_COLUMNS
+from . import MechsymError
+from .launch import REQUIRED_COLUMNS, java_argv, native_path
 
 #: The columns every kernel prints last, in this order (common/Csv.java; DESIGN.md "Kernels"):
 #: one row per measurement of a measured or warm-up iteration.
@@ -206,11 +206,7 @@ def command(name: str, args=(), jdk=None, flags=()) -> list[str]:
     if name.startswith("c:"):
         if flags:
             raise MechsymError(f"kernel {name}: JVM flags {' '.join(flags)} given to a C kernel")
-        binary = repo_root() / "build" / "c" / name[2:]
-        if not binary.exists():
-            raise MechsymError(f"C kernel {binary.name}: not built ({binary} missing); run `make` first")
-        return [str(binary), *args]
+        return [str(native_path(name[2:])), *args]
     from .jdk import discover
 
-    java = (jdk or discover()[0]).java
-    return [str(java), *flags, "-cp", classpath(), name, *args]
+    return java_argv((jdk or discover()[0]).java, name, args, flags)

@@ -62,19 +62,29 @@ class Launch:
         return shlex.join(self.command)
 
 
-def java_command(jdk: Jdk, kernel: str, args: dict, flags: list[str] | tuple[str, ...] = (),
-                 cpus: list[int] | None = None) -> Launch:
-    cmd = [jdk.java, *flags, "-cp", classpath(), kernel] + [f"--{k}={v}" for k, v in args.items()]
-    return _with_taskset(cmd, cpus)
+def java_argv(java: str, kernel: str, argv=(), flags=()) -> list[str]:
+    """The one way a Java kernel's command line is built: `<java> <flags> -cp <classpath> <class> <argv>`
+    (the sweeps, `mechsym.kernels.command` and the tests all use it)."""
+    return [str(java), *flags, "-cp", classpath(), kernel, *argv]
 
 
-def native_command(binary: str | Path, args: dict, cpus: list[int] | None = None) -> Launch:
+def native_path(binary: str | Path) -> Path:
+    """A C kernel's binary: `binary` itself when absolute, else build/c/<binary>; MechsymError when not built."""
     path = Path(binary)
     if not path.is_absolute():
         path = repo_root() / "build" / "c" / path
     if not path.exists():
         raise MechsymError(f"C kernel {path.name}: not built ({path} missing); run `make` first")
-    cmd = [str(path)] + [f"--{k}={v}" for k, v in args.items()]
+    return path
+
+
+def java_command(jdk: Jdk, kernel: str, args: dict, flags: list[str] | tuple[str, ...] = (),
+                 cpus: list[int] | None = None) -> Launch:
+    return _with_taskset(java_argv(jdk.java, kernel, [f"--{k}={v}" for k, v in args.items()], flags), cpus)
+
+
+def native_command(binary: str | Path, args: dict, cpus: list[int] | None = None) -> Launch:
+    cmd = [str(native_path(binary))] + [f"--{k}={v}" for k, v in args.items()]
     return _with_taskset(cmd, cpus)
 
 

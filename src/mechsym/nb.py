@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import MechsymError, analysis, experiments, store
+from . import MechsymError, analysis, experiments, store, units
 from .jdk import discover
 from .cpus import read_topology
+from .machine import machine_info, machine_label
 
 NOTEBOOK_PRESETS = ("stored", "smoke", "standard", "full")
 
@@ -65,7 +66,7 @@ def machine_table(df: pd.DataFrame | None = None, experiment: str | None = None)
                 "taskset": m.get("taskset"), "git commit": str(m.get("git_commit", ""))[:12],
             })
     else:
-        info = store.machine_info()
+        info = machine_info()
         rows.append({"machine": info["machine_id"], "CPU": info["cpu_model"], "logical CPUs": info["logical_cpus"],
                      "physical cores": info["physical_cores"], "sockets": info["sockets"], "SMT": _yes_no(info["smt"]),
                      "kernel": info["kernel"],
@@ -76,13 +77,13 @@ def machine_table(df: pd.DataFrame | None = None, experiment: str | None = None)
 def _yes_no(v) -> str:
     """SMT and other flags as this_machine shows them: 'yes'/'no' (stored as bool or text), '—' when unknown."""
     if v is None or v == "":
-        return analysis.MISSING
+        return units.MISSING
     return "yes" if str(v).strip().lower() in analysis.TRUE_STRINGS else "no"
 
 
 def this_machine() -> pd.DataFrame:
     topo = read_topology()
-    info = store.machine_info(topo)
+    info = machine_info(topo)
     rows = [("machine id", info["machine_id"]), ("CPU", info["cpu_model"]),
             ("logical CPUs", info["logical_cpus"]), ("physical cores", info["physical_cores"]),
             ("sockets", info["sockets"]), ("SMT", "yes" if info["smt"] else "no"),
@@ -109,7 +110,7 @@ def whose(df: pd.DataFrame, experiment: str | None = None):
     parts = [f"> **⚠ {warning}**\n"] if warning else []
     for m in sorted(df["machine"].astype(str).unique()):
         runs = sorted(df.loc[df["machine"].astype(str) == m, "run_id"].astype(str).unique()) if "run_id" in df else []
-        parts.append(f"- {store.machine_label(m)}; run{'s' if len(runs) > 1 else ''} "
+        parts.append(f"- {machine_label(m)}; run{'s' if len(runs) > 1 else ''} "
                      + ", ".join(f"`{r}`" for r in runs))
     head = [p for p in parts if p.startswith(">")]
     return Markdown("\n".join(head) + "\nResults shown:\n" + "\n".join(p for p in parts if not p.startswith(">")))
@@ -133,22 +134,22 @@ def judged(module, df: pd.DataFrame, notebook: str) -> list:
     """The notebook's verdicts on these rows, machine by machine. The verdict table and the recap show the same
     verdicts, so they are computed once: kept for the last rows judged, keyed by the rows' content (rows changed
     in between are judged afresh)."""
-    from . import overview, verdicts
+    from . import verdict_collect, verdicts
 
     key = (module.NAME, notebook, tuple(map(str, df.columns)), len(df),
            int(pd.util.hash_pandas_object(df, index=False).sum()) if len(df) else 0)
     if key not in _JUDGED:
         _JUDGED.clear()
-        _JUDGED[key] = verdicts.for_notebook(overview.machine_verdicts(module, df), notebook)
+        _JUDGED[key] = verdicts.for_notebook(verdict_collect.machine_verdicts(module, df), notebook)
     return _JUDGED[key]
 
 
 def verdict_table(module, df: pd.DataFrame, notebook: str):
     """A notebook's verdict table: its claims judged on these rows (per machine, per fork, with intervals), each
     with how many complete stored runs of the same machine agree, coloured by outcome."""
-    from . import overview, verdicts
+    from . import verdict_collect, verdicts
 
-    styled = verdicts.styled(overview.replication(module, module.NAME, df, judged(module, df, notebook)))
+    styled = verdicts.styled(verdict_collect.replication(module, module.NAME, df, judged(module, df, notebook)))
     warning = stale_banner(df, module.NAME)
     if warning and hasattr(styled, "set_caption"):
         styled = styled.set_caption(f"⚠ {warning}")
@@ -156,11 +157,11 @@ def verdict_table(module, df: pd.DataFrame, notebook: str):
 
 
 def table(df):
-    """A table for a reader: no pandas row index, numbers formatted, '—' for a missing value (analysis.readable).
+    """A table for a reader: no pandas row index, numbers formatted, '—' for a missing value (units.readable).
     A Styler or anything else is passed through."""
     if not isinstance(df, pd.DataFrame):
         return df
-    return analysis.readable(df).style.hide(axis="index")
+    return units.readable(df).style.hide(axis="index")
 
 
 def collapsed(df: pd.DataFrame, summary: pd.DataFrame | None = None, label: str = "the full table"):

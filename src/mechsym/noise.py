@@ -14,9 +14,9 @@ every timed region: the sweep runs one process per fork) and at the end:
 A process that ends between two samples is reaped by its parent, whose
 cutime then holds its whole life; its CPU time from before the window is
 taken off again, so a window counts what ran inside it (each window at least
-zero). Runs also register in a folder beside the bench lock, so a run that
-measured at the same time as another (smoke runs take no lock) says so, as
-does a run that waited for the lock.
+zero): procstat.py. Runs also register in a folder beside the bench lock
+(runregistry.py), so a run that measured at the same time as another (smoke
+runs take no lock) says so, as does a run that waited for the lock.
 
 The summary goes into the run's JSON sidecar under "noise". A run is quiet
 unless, on average over its measurement, other processes used more than 10%
@@ -28,146 +28,20 @@ not False.
 
 from __future__ import annotations
 
-import fcntl
-import json
 import os
 import secrets
 import sys
 import time
-import weakref
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
+from .procstat import CPU_FIELDS, Sample, cpu_delta, descendants, read_loadavg, read_procs, read_stat, window
+from .runregistry import Registry, default_registry, iso
+
 OTHER_CPUS_MAX = 0.10   # other processes' CPU time per second of the run, in CPUs: 10% of one CPU
 STEAL_PCT_MAX = 5.0     # hypervisor steal, % of all CPUs' time
-CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
-PF_KTHREAD = 0x00200000
 FORK_COLUMNS = ("variant", "fork", "wall_s", "other_cpu_s", "steal_pct")
-LOG_KEEP_S = 2 * 86400
-
-
-@dataclass(frozen=True)
-class Proc:
-    pid: int
-    ppid: int
-    comm: str
-    starttime: int
-    ticks: int         # utime + stime + cutime + cstime
-    kthread: bool
-    own: int = 0       # utime + stime (without reaped children)
-
-
-@dataclass
-class Sample:
-    t: float                                  # monotonic seconds
-    cpus: dict[str, tuple[int, ...]]          # "cpu0" -> CPU_FIELDS ticks
-    load: tuple[float, float, float] | None
-    procs: dict[int, Proc]
-    ours: frozenset[int]
-
-
-def read_stat(proc: Path) -> dict[str, tuple[int, ...]]:
-    out = {}
-    for line in (proc / "stat").read_text().splitlines():
-        parts = line.split()
-        if parts and parts[0].startswith("cpu") and parts[0] != "cpu":
-            vals = [int(x) for x in parts[1:1 + len(CPU_FIELDS)]]
-            out[parts[0]] = tuple(vals + [0] * (len(CPU_FIELDS) - len(vals)))
-    return out
-
-
-def read_loadavg(proc: Path) -> tuple[float, float, float] | None:
-    try:
-        a, b, c = (proc / "loadavg").read_text().split()[:3]
-        return float(a), float(b), float(c)
-    except (OSError, ValueError):
-        return None
-
-
-def parse_proc_stat(text: str) -> Proc | None:
-    try:
-        head, rest = text.rsplit(")", 1)
-        pid_text, comm = head.split("(", 1)
-        f = rest.split()
-        return Proc(pid=int(pid_text), ppid=int(f[1]), comm=comm, starttime=int(f[19]),
-                    ticks=int(f[11]) + int(f[12]) + int(f[13]) + int(f[14]),
-                    kthread=bool(int(f[6]) & PF_KTHREAD) or int(pid_text) == 2 or int(f[1]) == 2,
-                    own=int(f[11]) + int(f[12]))
-    except (ValueError, IndexError):
-        return None
-
-
-def read_procs(proc: Path) -> dict[int, Proc]:
-    out = {}
-    for d in proc.iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            p = parse_proc_stat((d / "stat").read_text())
-        except OSError:  # ended while we looked
-            continue
-        if p is not None:
-            out[p.pid] = p
-    return out
-
-
-def descendants(procs: dict[int, Proc], root: int) -> frozenset[int]:
-    children: dict[int, list[int]] = {}
-    for p in procs.values():
-        children.setdefault(p.ppid, []).append(p.pid)
-    seen, todo = {root}, [root]
-    while todo:
-        for c in children.get(todo.pop(), []):
-            if c not in seen:
-                seen.add(c)
-                todo.append(c)
-    return frozenset(seen)
-
-
-def window(a: Sample, b: Sample) -> tuple[int, int, int, dict[str, int]]:
-    """Ticks between two samples of other processes, of kernel threads and of this run's own processes, and
-    other processes' own ticks (without reaped children) by command name."""
-    ours = a.ours | b.ours
-    other = kernel = own = 0
-    by_comm: dict[str, int] = {}
-    for pid, p in b.procs.items():
-        before = a.procs.get(pid)
-        same = before is not None and before.starttime == p.starttime
-        d = p.ticks - before.ticks if same else p.ticks
-        if pid in ours:
-            own += d
-        elif p.kthread:
-            kernel += d
-        else:
-            other += d
-            d_own = p.own - before.own if same else p.own
-            if d_own > 0:
-                by_comm[p.comm] = by_comm.get(p.comm, 0) + d_own
-    for pid, p in a.procs.items():
-        now = b.procs.get(pid)
-        if p.kthread or (now is not None and now.starttime == p.starttime):
-            continue
-        # ended: its parent's cutime now holds its whole life, of which this much was before the window
-        if pid in ours:
-            own -= p.ticks
-        else:
-            other -= p.ticks
-    return max(other, 0), max(kernel, 0), max(own, 0), by_comm
-
-
-def _cpu_delta(a: Sample, b: Sample) -> dict[str, tuple[int, ...]]:
-    return {c: tuple(max(y - x, 0) for x, y in zip(a.cpus[c], b.cpus[c])) for c in b.cpus if c in a.cpus}
-
-
-def default_registry() -> Path:
-    lock = Path(os.environ.get("MECHSYM_BENCH_LOCK", "/tmp/mechsym-bench.lock"))
-    return lock.with_name(lock.name + ".runs")
-
-
-def _iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass
@@ -188,8 +62,8 @@ class Recorder:
         self.waited = False
         self.wait_started: float | None = None
         self.lock_wait_s = 0.0
-        self._fd = None
-        self.overlaps: dict[str, dict] = {}
+        self.runs = Registry(self.registry, self.token, self.self_pid)
+        self.overlaps = self.runs.overlaps  # the other measurements this one overlapped, filled in by self.runs
         self.forks: list[list] = []
         self._reset()
 
@@ -216,22 +90,22 @@ class Recorder:
         if self.wait_started is not None:
             self.lock_wait_s = self.clock() - self.wait_started
         self._reset()
-        self._register()
-        self._scan_active()
+        self.runs.register(self.start_wall)
+        self.runs.scan()
 
     def tick(self, variant: str | None = None, fork: int | None = None) -> None:
         """Between forks, before fork `fork` of a cell of `variant`: close the previous fork's window, open this one's."""
         self._advance()
         self._open_fork = (variant, fork)
-        self._scan_active()
+        self.runs.scan()
 
     def stop(self) -> dict:
         """The measurement ended: last sample, overlap check, summary (the same summary when called again)."""
         if getattr(self, "_summary", None) is None:
             self._advance()
-            self._scan_active()
+            self.runs.scan()
             end_wall = self.wallclock()
-            self._unregister(end_wall)
+            self.runs.unregister(self.start_wall, end_wall)
             self._summary = self.summary(end_wall)
         return self._summary
 
@@ -259,7 +133,7 @@ class Recorder:
         self.own_ticks += own
         for k, v in by_comm.items():
             self.by_comm[k] = self.by_comm.get(k, 0) + v
-        delta = _cpu_delta(a, b)
+        delta = cpu_delta(a, b)
         for c, d in delta.items():
             acc = self.cpu_ticks.setdefault(c, [0] * len(CPU_FIELDS))
             for i, v in enumerate(d):
@@ -276,90 +150,6 @@ class Recorder:
 
     # ---- other measurements at the same time
 
-    def _register(self) -> None:
-        try:
-            self.registry.mkdir(parents=True, exist_ok=True)
-            # locked before it gets its .active name, so no one sees it unlocked and takes it for stale
-            tmp = self.registry / f"{self.token}.new"
-            fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            os.write(fd, json.dumps({"pid": self.self_pid, "start": self.start_wall}).encode())
-            os.replace(tmp, self.registry / f"{self.token}.active")
-            self._fd = fd
-            # a run that ends by an exception nobody stops it for (in a notebook, say) does not stay "measuring"
-            self._finalizer = weakref.finalize(self, _release, fd, self.registry / f"{self.token}.active")
-        except OSError as e:
-            self._note(f"cannot register in {self.registry}: {e.strerror or e}")
-
-    def _scan_active(self) -> None:
-        """Other runs measuring now hold the flock on their marker; a marker nobody holds is stale: removed."""
-        if not self.registry or not self.registry.is_dir():
-            return
-        for path in self.registry.glob("*.active"):
-            if path.stem == self.token or path.stem in self.overlaps:
-                continue
-            try:
-                fd = os.open(path, os.O_RDONLY)
-            except OSError:
-                continue
-            try:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    info = self._info(path)
-                    self.overlaps[path.stem] = {"pid": info.get("pid"), "start": _iso(info["start"]) if "start" in info else None,
-                                                "end": None}
-                    continue
-                path.unlink(missing_ok=True)  # its run died without unregistering
-            finally:
-                os.close(fd)
-
-    @staticmethod
-    def _info(path: Path) -> dict:
-        try:
-            v = json.loads(path.read_text())
-            return v if isinstance(v, dict) else {}
-        except (OSError, ValueError):
-            return {}
-
-    def _unregister(self, end_wall: float) -> None:
-        """Log this run's interval, read the others' (runs that ended while this one measured), drop the marker."""
-        if not self.registry:
-            return
-        log = self.registry / "log"
-        try:
-            self.registry.mkdir(parents=True, exist_ok=True)
-            with open(log, "a+") as f:
-                fcntl.flock(f, fcntl.LOCK_EX)
-                f.seek(0)
-                lines = f.read().splitlines()
-                mine = f"{self.token} {self.self_pid} {self.start_wall:.3f} {end_wall:.3f}"
-                kept = []
-                for line in lines:
-                    parts = line.split()
-                    try:
-                        token, pid, start, end = parts[0], int(parts[1]), float(parts[2]), float(parts[3])
-                    except (IndexError, ValueError):
-                        continue
-                    if end > end_wall - LOG_KEEP_S:
-                        kept.append(line)
-                    if token != self.token and start < end_wall and end > self.start_wall:
-                        self.overlaps[token] = {"pid": pid, "start": _iso(start), "end": _iso(end)}
-                if len(kept) < len(lines) and len(lines) > 200:
-                    f.seek(0)
-                    f.truncate()
-                    f.write("".join(k + "\n" for k in kept))
-                f.write(mine + "\n")
-        except OSError as e:
-            self._note(f"cannot log in {self.registry}: {e.strerror or e}")
-        if self._fd is not None:
-            self._finalizer.detach()
-            _release(self._fd, self.registry / f"{self.token}.active")
-            self._fd = None
-
-    def _note(self, text: str) -> None:
-        self.notes = getattr(self, "notes", []) + [text]
-
     # ---- the summary
 
     def summary(self, end_wall: float | None = None) -> dict:
@@ -370,8 +160,8 @@ class Recorder:
             "lock_wait_s": round(self.lock_wait_s, 1),
             "overlapped": sorted(self.overlaps.values(), key=lambda o: str(o.get("start"))),
         }
-        if getattr(self, "notes", None):
-            out["notes"] = self.notes
+        if self.runs.notes:
+            out["notes"] = self.runs.notes
         if self.error or self.first is None or self.last is None:
             out.update(quiet=None, why=f"noise not measured: {self.error or 'no samples'}")
             if self.overlaps:
@@ -386,7 +176,7 @@ class Recorder:
         other_cpus = other_s / wall
         loads = [l[0] for l in self.loads]
         out.update({
-            "start": _iso(self.start_wall), "end": _iso(end_wall or self.wallclock()),
+            "start": iso(self.start_wall), "end": iso(end_wall or self.wallclock()),
             "wall_s": round(wall, 2),
             "cpus": ncpu,
             "steal_pct": pct(7),
@@ -417,17 +207,6 @@ class Recorder:
         out["quiet"] = not why
         out["why"] = "; ".join(why) if why else (f"other processes {other_cpus:.3f} CPUs, steal {out['steal_pct']}%")
         return out
-
-
-def _release(fd: int, marker: Path) -> None:
-    try:
-        marker.unlink(missing_ok=True)
-    except OSError:
-        pass
-    try:
-        os.close(fd)
-    except OSError:
-        pass
 
 
 def start(**kw) -> Recorder:

@@ -1,191 +1,26 @@
-"""Every claim of every experiment in one place: what notebooks/00-overview,
-`mechsym verdicts` and reports/index.html show.
-
-The one source is each experiment module's CLAIMS and verdicts(df), applied
-to the stored results, machine by machine. An experiment without stored
-results lists its claims as "not run yet" (not an error); an experiment whose
-verdict function fails lists them as "error" with the reason, so one broken
-module never hides the others.
+"""Every claim of every experiment in one place: the tables and figures of notebooks/00-overview and
+reports/index.html, over the verdicts verdict_collect.collect() gathers (re-exported here as overview.collect,
+the name the overview notebook calls).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from . import MechsymError, analysis, experiments, store
-from . import verdicts as verdicts_mod
-from .verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, Verdict
+from . import experiments, store
+from .verdict_collect import ERROR, NOT_RUN, agreement, claims_of, collect, stored_runs  # noqa: F401  (collect)
+from .verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
 
-NOT_RUN = "not run yet"
-ERROR = "error"
 STATUSES = (HOLDS, FAILS, INCONCLUSIVE, UNMEASURABLE, NOT_RUN, ERROR)
 COLOURS = {HOLDS: "#2ca02c", FAILS: "#d62728", INCONCLUSIVE: "#e6b800", UNMEASURABLE: "#9e9e9e",
            NOT_RUN: "#dddddd", ERROR: "#ff7f0e"}
 CELL_STYLE = {HOLDS: "background-color: #d8f0d8", FAILS: "background-color: #f6d5d5",
               INCONCLUSIVE: "background-color: #fff2c2", UNMEASURABLE: "background-color: #eeeeee",
               NOT_RUN: "background-color: #f7f7f7; color: #777", ERROR: "background-color: #ffe3c2"}
-COLUMNS = ["experiment", "machine", "post", "notebook", "id", "scope", "protocol", "claim", "then", "now", "outcome",
-           "why", "how tested", "then_value", "now_value", "low", "high", "forks", "runs_agree", "runs_total",
-           "unstable", "run", "source"]
-
-
-def _row(name: str, machine: str, claim, outcome: str, now: str = "", why: str = "", v: Verdict | None = None) -> dict:
-    return {"experiment": name, "machine": machine, "post": claim.post, "notebook": claim.notebook, "id": claim.id,
-            "scope": v.scope_text if v else "", "protocol": v.protocol if v else "", "claim": claim.text,
-            "then": claim.then, "now": now, "outcome": outcome, "why": why, "how tested": claim.test,
-            "then_value": v.then_value if v else None, "now_value": v.now_value if v else None,
-            "low": v.low if v else None, "high": v.high if v else None, "forks": v.forks if v else 0,
-            "runs_agree": v.runs_agree if v else None, "runs_total": v.runs_total if v else None,
-            "unstable": bool(v.unstable) if v else False, "run": v.run_id if v else "",
-            "source": getattr(claim, "source", "post")}
-
-
-def _load(name: str, machine: str | None, preset: str | None) -> pd.DataFrame:
-    """Stored rows; a preset other than "stored" prefers that preset's newest run (what a
-    `make reports PRESET=...` just ran), falling back to the most thorough stored."""
-    if preset and preset != "stored":
-        df = store.load(name, machine, preset=preset)
-        if not df.empty:
-            return df
-    return store.load(name, machine)
-
-
-def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
-    """module.verdicts(df) machine by machine, each verdict tagged with its machine and run."""
-    if df.empty:
-        return []
-    out = []
-    for machine, sub in analysis.split(df):
-        run = ",".join(sorted(sub["run_id"].astype(str).unique())) if "run_id" in sub else ""
-        out += [dataclasses.replace(v, machine=machine or v.machine, run_id=run) for v in module.verdicts(sub)]
-    return out
-
-
-def quiet(meta: dict) -> bool:
-    """A run taken on a quiet machine (or one stored before noise was recorded: unknown counts as quiet)."""
-    try:
-        from . import noise
-        return noise.is_quiet(meta) is not False
-    except Exception:
-        return True
-
-
-def replication(module, name: str, df: pd.DataFrame, main: list[Verdict], busy: bool = False) -> list[Verdict]:
-    """The main verdicts with how many complete stored runs of the same machine and preset agree.
-
-    Each complete run is judged on its own; busy runs (noise on record) are left out unless busy=True."""
-    if df.empty or "run_id" not in df:
-        return main
-    per_run: list[list[Verdict]] = []
-    for machine, sub in analysis.split(df):
-        shown = set(sub["run_id"].astype(str))
-        metas = _runs(name, machine)
-        presets = {m.get("preset") for m in metas if m["run_id"] in shown}
-        metas = [m for m in metas if m.get("preset") in presets and (busy or quiet(m))]
-        if len(metas) < 2:
-            continue
-        rows = store.load(name, machine, latest=False)
-        mine = [v for v in main if v.machine == machine]
-        for meta in metas:
-            one = rows[rows["run_id"].astype(str) == meta["run_id"]] if len(rows) else rows
-            if shown == {meta["run_id"]} and len(one) == len(sub) and mine:
-                per_run.append(mine)  # the run shown, already judged: its verdicts are `main`'s own
-            elif len(one):
-                try:
-                    per_run.append(machine_verdicts(module, one.reset_index(drop=True)))
-                except Exception:  # an old run the current analysis cannot read does not vote
-                    continue
-    return verdicts_mod.replicate(main, per_run) if per_run else main
-
-
-def collect(machine: str | None = None, preset: str | None = None, names: list[str] | None = None,
-            replicate: bool = True) -> pd.DataFrame:
-    """One row per verdict: every claim of every experiment (or of `names`).
-
-    machine: None (per experiment this machine, else the newest stored), a machine id, or "all"
-    (every stored machine; claims of an experiment a machine has not run are "not run yet" there).
-    replicate: judge every complete stored run of the same preset too, and count how many agree."""
-    if machine not in (None, "", "all") and machine not in store.machines():
-        have = ", ".join(store.machines()) or "none"
-        raise MechsymError(f"machine '{machine}': no stored results (stored machines: {have}, or 'all')")
-    all_machines = store.machines() if machine == "all" else []
-    rows = []
-    for name in names or experiments.names():
-        try:
-            module = experiments.get(name)
-            claims = list(module.CLAIMS)
-        except MechsymError:
-            raise
-        except Exception as e:  # a module being written: say so, keep the others
-            rows.append({**{c: "" for c in COLUMNS}, "experiment": name, "outcome": ERROR,
-                         "claim": f"experiment module '{name}' failed to load", "why": _one_line(e)})
-            continue
-        try:
-            df = _load(name, machine, preset)
-            verdicts = machine_verdicts(module, df)
-            if replicate:
-                verdicts = replication(module, name, df, verdicts)
-        except MechsymError:
-            raise
-        except Exception as e:
-            here = machine if machine not in (None, "", "all") else store.machine_id()
-            rows += [_row(name, here, c, ERROR, why=f"verdicts({name}) failed: {_one_line(e)}") for c in claims]
-            continue
-        judged = sorted({v.machine for v in verdicts})
-        for v in verdicts:
-            rows.append(_row(name, v.machine, v.claim, v.outcome, v.now, v.why, v))
-        if machine == "all":
-            missing = [m for m in all_machines if m not in judged] or ([] if judged else [store.machine_id()])
-        elif not verdicts:
-            missing = [machine or store.default_machine(name) or store.machine_id()]
-        else:
-            missing = []
-        for m in missing:
-            rows += [_row(name, m, c, NOT_RUN, why=f"no stored results of {name} for {m}: "
-                                              f"`mechsym run {name}` or `mechsym import`") for c in claims]
-    out = pd.DataFrame(rows, columns=COLUMNS)
-    order = {c.id: i for name in (names or experiments.names()) for i, c in enumerate(_claims(name))}
-    out["_order"] = out["id"].map(order).fillna(len(order))
-    out = out.sort_values(["post", "notebook", "_order", "scope", "protocol", "machine"], kind="stable")
-    return out.drop(columns="_order").reset_index(drop=True)
-
-
-CSV_COLUMNS = ["machine", "id", "scope", "protocol", "outcome", "now_value", "low", "high", "forks", "runs_agree",
-               "runs_total", "unstable", "then_value", "notebook", "run", "why"]
-
-
-def csv_frame(claims: pd.DataFrame) -> pd.DataFrame:
-    """`mechsym verdicts --format csv`: claim id, scope, protocol, outcome, now (median), its interval, forks,
-    runs agreeing / runs stored, unstable, then."""
-    return claims[CSV_COLUMNS].rename(columns={"id": "claim", "now_value": "now", "then_value": "then",
-                                               "runs_agree": "runs agreeing", "runs_total": "runs stored"})
-
-
-def agreement(row) -> str:
-    total = row.get("runs_total")
-    if total is None or pd.isna(total) or not total:
-        return ""
-    text = f"{int(row['runs_agree'])} of {int(total)} runs"
-    return text + " (unstable)" if row.get("unstable") else text
-
-
-def _claims(name: str) -> list:
-    try:
-        return list(experiments.get(name).CLAIMS)
-    except Exception:
-        return []
-
-
-def _one_line(e: Exception) -> str:
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0] if text else ''}"[:300]
-
-
 # ---------------------------------------------------------------- tables
 
 def counts(claims: pd.DataFrame, by: str = "notebook") -> pd.DataFrame:
@@ -254,7 +89,7 @@ def machines_table() -> pd.DataFrame:
     """Every machine with stored results: CPU, cores, sockets, SMT, kernel, JDKs and runs per experiment."""
     rows = []
     for m in store.machines():
-        metas = [x for name in experiments.names() for x in _runs(name, m)]
+        metas = [x for name in experiments.names() for x in stored_runs(name, m)]
         if not metas:
             continue
         newest = max(metas, key=lambda x: x.get("saved_at", ""))
@@ -271,13 +106,6 @@ def machines_table() -> pd.DataFrame:
     if not rows:
         return pd.DataFrame({"": ["no results yet: nothing stored under " + str(store.results_root())]})
     return pd.DataFrame(rows).set_index("machine").T
-
-
-def _runs(name: str, machine: str) -> list[dict]:
-    try:
-        return store.runs(name, machine)
-    except MechsymError:
-        return []
 
 
 def status_line(claims: pd.DataFrame) -> str:
@@ -333,8 +161,8 @@ def ratios(claims: pd.DataFrame) -> pd.DataFrame:
 
 def ratio_table(claims: pd.DataFrame) -> pd.DataFrame:
     """The then-vs-now ratios for a reader: one row per claim, scope and protocol (and machine when several), the
-    numbers formatted (analysis.fmt_number, fmt_ratio), no row index."""
-    from .analysis import fmt_number, fmt_ratio
+    numbers formatted (units.fmt_number, fmt_ratio), no row index."""
+    from .units import fmt_number, fmt_ratio
 
     r = ratios(claims)
     cols = (["machine"] if r["machine"].nunique() > 1 else []) + ["label", "then_value", "now_value", "now / then",
@@ -348,7 +176,7 @@ def ratio_table(claims: pd.DataFrame) -> pd.DataFrame:
 def ratio_summary(claims: pd.DataFrame) -> pd.DataFrame:
     """The ratio table in a few rows: per experiment (and machine when several), how many claims have a ratio, the
     median and the range of now / then, and how many land within 2x of the post's figure."""
-    from .analysis import fmt_ratio
+    from .units import fmt_ratio
 
     r = ratios(claims)
     if r.empty:
@@ -369,7 +197,7 @@ def ratio_summary(claims: pd.DataFrame) -> pd.DataFrame:
 def left_out(claims: pd.DataFrame) -> pd.DataFrame:
     """Claims judged here whose then-vs-now ratio is left out, with the reason (then and now differ in kind, or the
     post gives no number for it)."""
-    known = {c.id: c for name in experiments.names() for c in _claims(name)}
+    known = {c.id: c for name in experiments.names() for c in claims_of(name)}
     rows = []
     for cid in dict.fromkeys(claims.loc[~claims["outcome"].isin([NOT_RUN, ERROR]), "id"]):
         c = known.get(cid)

@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import MechsymError, repo_root, store
+from . import MechsymError, fsio, repo_root, store
 
 SCRATCH_ENV = "MECHSYM_SCRATCH"
 
@@ -49,7 +49,8 @@ def check_apart(base: Path, results: Path) -> None:
 
 def check_space(base: Path, size: int) -> None:
     """One line and no run when the scratch directory cannot take `size` bytes of files: a file where it belongs,
-    a read-only file system, too little room for them plus a margin, or no free inodes."""
+    a read-only file system, too little room for them plus a margin, or no free inodes. The room is read as the
+    store's check reads it (fsio.room); the words name $MECHSYM_SCRATCH and what to do about it."""
     probe = base if base.exists() else base.parent
     if not probe.exists():
         raise MechsymError(f"{SCRATCH_ENV}={base}: neither it nor its parent directory exists")
@@ -57,19 +58,18 @@ def check_space(base: Path, size: int) -> None:
         raise MechsymError(f"{SCRATCH_ENV}={base}: {probe} is a file, not a directory; set {SCRATCH_ENV} to a "
                            "directory on a writable disk")
     try:
-        st = os.statvfs(probe)
+        read_only, free, inodes = fsio.room(probe)
     except OSError as e:
         raise MechsymError(f"{SCRATCH_ENV}={base}: cannot read its file system ({e.strerror or e})") from e
-    if getattr(st, "f_flag", 0) & os.ST_RDONLY:
+    if read_only:
         raise MechsymError(f"{SCRATCH_ENV}={base}: {probe} is on a read-only file system; set {SCRATCH_ENV} to a "
                            "directory on a writable disk")
     if not os.access(probe, os.W_OK | os.X_OK):
         raise MechsymError(f"{SCRATCH_ENV}={base}: {probe} is not writable by this user; set {SCRATCH_ENV} to a "
                            "directory you can write")
-    if st.f_files and st.f_favail < MIN_INODES:
-        raise MechsymError(f"{SCRATCH_ENV}={base}: its file system has {st.f_favail} free inodes, the scratch files "
+    if inodes is not None and inodes < MIN_INODES:
+        raise MechsymError(f"{SCRATCH_ENV}={base}: its file system has {inodes} free inodes, the scratch files "
                            f"need {MIN_INODES}; free some or set {SCRATCH_ENV} elsewhere")
-    free = st.f_bavail * st.f_frsize
     need = size + margin(size)
     if free < need:
         raise MechsymError(f"not enough free space in {probe}: {free / 1e9:.1f} GB free, the {size / 1e9:.2f} GB of "

@@ -24,9 +24,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import signal
 import sys
-import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -38,6 +36,8 @@ from . import MechsymError, store
 from .cpus import Topology, read_topology, taskset_available
 from .jdk import Jdk, check_flags, select
 from .launch import KernelError, Launch, check_timeout, java_command, native_command, run
+from .interrupts import signals_deferred, signals_interrupt
+from .machine import git_commit, machine_info
 
 PRESETS = ("smoke", "standard", "full")
 LOCK_FILE = Path(os.environ.get("MECHSYM_BENCH_LOCK", "/tmp/mechsym-bench.lock"))
@@ -268,9 +268,9 @@ def run_metadata(name: str, preset: str, topo: Topology, cells: list[Cell], over
         "experiment": name,
         "preset": preset,
         "run_id": store.new_run_id(preset),
-        "machine": store.machine_info(topo),
+        "machine": machine_info(topo),
         "jdks": [j.as_dict() for j in sorted({c.jdk for c in cells if c.jdk}, key=lambda j: j.feature)],
-        "git_commit": store.git_commit(),
+        "git_commit": git_commit(),
         "taskset": "available" if taskset_available() else "missing: every cell ran unpinned",
         "overrides": {k: v for k, v in (overrides or {}).items() if v not in (None, (), [])},
         "start": store.now_utc(),
@@ -313,7 +313,7 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
     said: set[str] = set()  # other measurements this run has said it overlaps
     where = "before the first fork"
     try:
-        with _signals_interrupt(), ctx, session as work, tqdm(total=total, desc=f"{name} [{preset}]", unit="fork",
+        with signals_interrupt(), ctx, session as work, tqdm(total=total, desc=f"{name} [{preset}]", unit="fork",
                                                              disable=not progress, file=sys.stderr,
                                                              dynamic_ncols=True) as bar:
             started = time.monotonic()  # after the bench lock: waiting for another sweep is not this run's time
@@ -406,47 +406,6 @@ def run_fork(fork: Fork) -> tuple[pd.DataFrame, str]:
     return df, pinned
 
 
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
-@contextlib.contextmanager
-def _signals_interrupt():
-    """SIGTERM (and SIGHUP: the terminal closed) end a run as Ctrl-C does (kernel killed, what finished kept as
-    'interrupted', sessions cleaned up)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def _term(signum, frame):
-        raise KeyboardInterrupt(f"signal {signum}")
-    # a signal the caller ignores stays ignored (`nohup mechsym run ...` must survive its terminal closing)
-    old = {s: signal.signal(s, _term) for s in STOP_SIGNALS if signal.getsignal(s) is not signal.SIG_IGN}
-    try:
-        yield
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-
-
-@contextlib.contextmanager
-def _signals_deferred():
-    """While a run is being stored: Ctrl-C, SIGTERM and SIGHUP wait until it is (then raise KeyboardInterrupt), so
-    that a signal never leaves half a run."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    got: list[int] = []
-    sigs = [s for s in (signal.SIGINT, *STOP_SIGNALS) if signal.getsignal(s) is not signal.SIG_IGN]
-    old = {s: signal.signal(s, lambda signum, frame: got.append(signum)) for s in sigs}
-    try:
-        yield
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-    if got:
-        raise KeyboardInterrupt(f"signal {got[0]}")
-
-
 # The pieces of the run loop, each written once, so that every stored run has the same rows, failure records
 # and endings.
 
@@ -488,7 +447,7 @@ def save_interrupted(name: str, frames: list[pd.DataFrame], meta: dict, store_re
     meta["status"] = "interrupted"
     meta["end"] = store.now_utc()
     if store_results and any((f["status"] == "ok").any() for f in frames):
-        with _signals_deferred():
+        with signals_deferred():
             path = store.save(name, tidy(frames), meta, root=results_root)
         print(f"{why}: kept what finished as {path.name} (status interrupted, not shown by default); "
               f"earlier runs untouched{note}", file=sys.stderr)
@@ -512,7 +471,7 @@ def finish(name: str, frames: list[pd.DataFrame], meta: dict, started: float, st
     rows = tidy(frames)
     meta["rows"] = len(rows)
     if store_results:
-        with _signals_deferred():
+        with signals_deferred():
             meta["json"] = str(store.save(name, rows, meta, root=results_root))
     meta["frame"] = rows
     return meta

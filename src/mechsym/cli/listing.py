@@ -1,0 +1,151 @@
+"""`mechsym list`, fast: no pandas, matplotlib or JPype.
+
+pandas is bound to a stand-in that imports it on first use (the store imports it at its top and needs it only to
+read rows), and an experiment's TITLE, NOTEBOOKS and PRESETS are read from its source without importing it."""
+
+from __future__ import annotations
+
+import sys
+
+from .. import MechsymError
+from .text import columns, duration_text, rel_path, text_table, when_text, wrap_lines
+
+
+def defer_import(name: str) -> None:
+    """Bind `name` in sys.modules to a stand-in that imports the real module the first time one of its attributes
+    is used. `list` reads the store's index through mechsym.store, which imports pandas at its top but needs it
+    only to read rows; with the stand-in, `list` never pays pandas' ~0.4 s import. (importlib's LazyLoader does
+    not do here: the next `import pandas` reads `__spec__`, and that loads it.)"""
+    import importlib
+    import importlib.util
+    import types
+
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None:
+        return
+
+    class Deferred(types.ModuleType):
+        def __getattr__(self, attr):
+            if sys.modules.get(name) is self:
+                del sys.modules[name]
+            real = importlib.import_module(name)
+            self.__dict__.update(real.__dict__)
+            return getattr(real, attr)
+
+    stand_in = Deferred(name)
+    stand_in.__spec__ = spec
+    sys.modules[name] = stand_in
+
+
+def _literal(node, names: dict):
+    """The value of a literal expression whose names are module-level literals (NOTEBOOKS = [NOTEBOOK])."""
+    import ast
+
+    if isinstance(node, ast.Name):
+        if node.id in names:
+            return names[node.id]
+        raise ValueError(node.id)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_literal(e, names) for e in node.elts]
+    if isinstance(node, ast.Dict):  # PRESETS: only the preset names are needed
+        return {_literal(k, names): None for k in node.keys}
+    return ast.literal_eval(node)
+
+
+def _describe(name: str) -> dict:
+    """An experiment's TITLE, NOTEBOOKS and preset names, read from its source without running it (importing an
+    experiment imports pandas and matplotlib); imported after all when the source does not spell them out."""
+    import ast
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec(f"mechsym.experiments.{name}")
+    files = [Path(spec.origin)] if spec and spec.origin else []
+    for loc in (spec.submodule_search_locations or []) if spec else []:  # a package: sweep.py, claims.py first
+        rest = sorted(Path(loc).glob("*.py"), key=lambda p: (p.name not in ("sweep.py", "claims.py"), p.name))
+        files += [p for p in rest if p not in files]
+    assigned: list = []
+    names: dict = {}
+    wanted = ("TITLE", "NOTEBOOKS", "PRESETS")
+    for f in files:
+        try:
+            tree = ast.parse(f.read_text())
+        except (OSError, SyntaxError):
+            continue
+        assigned += [(n.targets[0].id, n.value) for n in tree.body if isinstance(n, ast.Assign)
+                     and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)]
+        for _ in range(3):  # constants defined from other constants, in any file order
+            for key, value in assigned:
+                if key not in names:
+                    try:
+                        names[key] = _literal(value, names)
+                    except (ValueError, TypeError, SyntaxError):
+                        pass
+        if all(k in names for k in wanted):
+            break
+    try:
+        return {"TITLE": str(names["TITLE"]), "NOTEBOOKS": list(names["NOTEBOOKS"]), "PRESETS": list(names["PRESETS"])}
+    except (KeyError, TypeError):
+        from .. import experiments
+
+        m = experiments.get(name)
+        return {"TITLE": m.TITLE, "NOTEBOOKS": list(m.NOTEBOOKS), "PRESETS": list(m.PRESETS)}
+
+
+def command() -> int:
+    """`mechsym list`: this machine, the JDKs found, the experiments and the stored runs."""
+    for heavy in ("pandas", "numpy"):
+        defer_import(heavy)
+    from .. import experiments, jdk, machine, store
+
+    width = columns()
+    out = []
+    here = machine.machine_id()
+    out.append(f"machine  {machine.machine_label(here)}")
+    root = store.results_root()
+    out.append(f"results  {rel_path(root)}" + ("  (MECHSYM_RESULTS)" if "MECHSYM_RESULTS" in __import__("os").environ else ""))
+    out.append("")
+    jdks, problems = jdk.installed()
+    out += wrap_lines("JDKs found (MECHSYM_JDKS, JAVA_HOME, PATH, /usr/lib/jvm; a sweep uses the first of each version)",
+                      width)
+    rows = [[str(f), v, vendor, home + ("" if first else "  (not used: another JDK %d comes first)" % f)]
+            for f, v, vendor, home, first in jdks]
+    out += text_table(rows, ["JDK", "version", "vendor", "home"], wrap=(3,), indent=2, width=width) if rows else \
+        ["  none: install JDK 17, or set JAVA_HOME / MECHSYM_JDKS to a JDK home"]
+    out += [f"  ! {p}" for p in problems]
+    out.append("")
+    out.append("Experiments (mechsym run NAME --preset smoke|standard|full)")
+    names = experiments.names()
+    rows = []
+    for name in names:
+        try:
+            d = _describe(name)
+            rows.append([name, f"{d['TITLE']} (notebooks {', '.join(d['NOTEBOOKS'])})"])
+        except Exception as e:  # a module being written: say so, list the others
+            rows.append([name, f"(its module does not load: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"])
+    out += text_table(rows, ["name", "what it measures"], wrap=(1,), indent=2, width=width)
+    out.append("")
+    index = [x for x in store.index(root) if x[2] in names]
+    if not index:
+        out.append(f"Stored runs: none in {rel_path(root)} yet")
+    else:
+        multi = len({m for m, _, _, _ in index}) > 1 or any(m != here for m, _, _, _ in index)
+        out += wrap_lines("Stored runs (`mechsym show NAME --run ID`; notebooks show each machine's newest run of the "
+                          "most thorough preset)", width)
+        rows = []
+        for m, _, e, j in sorted(index, key=lambda x: (x[2], x[0], x[3].name)):
+            try:
+                meta = store.read_meta(j)
+            except MechsymError as err:
+                rows.append([e, j.stem, "?", "?", str(err)] + ([m] if multi else []))
+                continue
+            status = meta.get("status", "complete")
+            rows.append([e, meta["run_id"], meta.get("preset", "?"), when_text(meta),
+                         duration_text(meta.get("seconds")) + ("" if status == "complete" else f" {status}")]
+                        + ([m + (" (this machine)" if m == here else "")] if multi else []))
+        header = ["experiment", "run id", "preset", "started", "took"] + (["machine"] if multi else [])
+        out += text_table(rows, header, wrap=(5,) if multi else (), indent=2, width=width)
+    print("\n".join(out))
+    return 0

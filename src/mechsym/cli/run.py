@@ -1,0 +1,117 @@
+"""`mechsym run`: a sweep and what it measured; with --dry-run, its cells and commands and how long it would take."""
+
+from __future__ import annotations
+
+import sys
+
+from .. import MechsymError
+from .cells import cell_keys, key_text
+from .text import columns, duration_text, rel_path, wrap_lines
+
+
+def command(args) -> int:
+    """Run an experiment's sweep and store the results (or, with --dry-run, print its cells and commands)."""
+    from .. import experiments, sweep
+    from ..jdk import select
+
+    module = experiments.get(args.experiment)
+    sweep.check_preset(args.preset)
+    jdks = select(args.jdk)
+    import shlex
+
+    try:
+        flags = tuple(shlex.split(args.jvm_flags))
+    except ValueError as e:
+        raise MechsymError(f"--jvm-flags {args.jvm_flags!r}: {e} (quote a flag with spaces as "
+                           "--jvm-flags=\"-Dname='a b'\")") from e
+    overrides = dict(threads=args.threads, cpus=args.cpus, jvm_flags=flags,
+                     timeout=args.timeout, only=args.only)
+    if args.dry_run:
+        cells = sweep.plan(module, args.preset, jdks, **overrides)
+        for c in cells:
+            print(f"{c.variant:24s} {'SKIP ' + c.unavailable if c.unavailable else c.command_line()}")
+        print("\n".join(_plan_summary(module.NAME, args.preset, cells)))
+        return 0
+    meta = sweep.execute(module, args.preset, jdks=jdks, progress=not args.no_progress, **overrides)
+    print("\n".join(_run_summary(module.NAME, args.preset, meta)))
+    if meta.get("failures"):
+        print(f"{len(meta['failures'])} forks failed (not stored): first: {meta['failures'][0]['message']}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def _per_fork_seconds(experiment: str, preset: str) -> tuple[float | None, str]:
+    """Seconds a fork took in earlier complete runs of the same preset (this machine's when it has any), and
+    where that comes from."""
+    import statistics
+
+    from .. import machine, store
+
+    root = store.results_root()
+    here = machine.machine_id()
+    found: dict[bool, list[float]] = {True: [], False: []}
+    for m, _, e, j in store.index(root):
+        if e != experiment or f"-{preset}-" not in j.stem:
+            continue
+        try:
+            meta = store.read_meta(j)
+        except MechsymError:
+            continue
+        forks = len(meta.get("commands") or []) + len(meta.get("failures") or [])
+        if meta.get("status", "complete") == "complete" and meta.get("preset") == preset and forks and meta.get("seconds"):
+            found[m == here].append(float(meta["seconds"]) / forks)
+    for mine in (True, False):
+        if found[mine]:
+            n = len(found[mine])
+            where = "this machine" if mine else "other machines"
+            return statistics.median(found[mine]), f"{n} earlier {preset} run{'s' if n > 1 else ''} on {where}"
+    return None, ""
+
+
+def _plan_summary(experiment: str, preset: str, cells) -> list[str]:
+    runnable = [c for c in cells if not c.unavailable]
+    forks = sum(c.forks for c in runnable)
+    skipped = len(cells) - len(runnable)
+    line = (f"{experiment} [{preset}]: {len(runnable)} cells, {forks} forks"
+            + (f" ({skipped} cells not measurable here, stored with the reason)" if skipped else ""))
+    per_fork, source = _per_fork_seconds(experiment, preset)
+    if per_fork is None:
+        line += f"; no earlier {preset} run of {experiment} to estimate its duration from"
+    else:
+        line += f"; estimated {duration_text(per_fork * forks)} ({per_fork:.1f} s a fork in {source})"
+    return wrap_lines(line, columns())
+
+
+def _run_summary(experiment: str, preset: str, meta: dict) -> list[str]:
+    """What a run measured, where it is stored, and how to look at it."""
+    width = columns()
+    frame = meta.get("frame")
+    ok = frame[frame["status"] == "ok"] if frame is not None and "status" in frame else frame
+    forks = len(meta.get("commands") or [])
+    out = []
+    if ok is not None and len(ok):
+        keys = cell_keys(ok, [])
+        cells = len(ok.drop_duplicates(keys)) if keys else 1
+        units = dict(zip(ok["metric"].astype(str), ok["unit"].astype(str)))
+        over = []
+        for k in keys:
+            values = list(dict.fromkeys(key_text(v) for v in ok[k]))
+            over.append(f"{k} {', '.join(values)}" if len(values) <= 4 else f"{len(values)} {k} values")
+        out += wrap_lines(f"{experiment} [{preset}]: measured {cells} cells, {forks} forks in "
+                          f"{duration_text(meta.get('seconds'))}: " + ", ".join(f"{m} ({u})" for m, u in units.items())
+                          + (f" over {'; '.join(over)}" if over else ""), width)
+    if meta.get("unavailable"):
+        reasons = list(dict.fromkeys(str(u.get("reason", "")) for u in meta["unavailable"]))
+        out += wrap_lines(f"{len(meta['unavailable'])} cells not measurable here (stored with the reason): "
+                          + "; ".join(reasons[:3]) + (" ..." if len(reasons) > 3 else ""), width, "  ", "")
+    run_id = str(meta.get("run_id", ""))
+    if meta.get("json"):
+        out += wrap_lines(f"stored run {run_id}: {meta.get('rows')} rows in {rel_path(str(meta['json'])[:-5] + '.csv')} "
+                          "(+ .json)", width)
+    short = run_id.rsplit("-", 1)[-1]
+    out.append(f"see it: mechsym show {experiment} --run {short}")
+    if preset == "smoke":
+        out += wrap_lines("a smoke run checks that everything runs; its numbers are not measurements. Notebooks and "
+                          "`mechsym show` keep showing the most thorough preset stored.", width)
+    return out

@@ -1,0 +1,71 @@
+"""`mechsym verdicts`: every claim's verdict from stored results, as text (notebook by notebook) or CSV."""
+
+from __future__ import annotations
+
+import sys
+
+from .text import DASH, columns, text_table, when_text, wrap_lines
+
+
+def command(args) -> int:
+    """Print every claim's verdict (of one experiment, or all); exit 1 when a claim could not be judged."""
+    from .. import experiments
+    from ..verdict_collect import ERROR, collect, csv_frame
+
+    if args.experiment:
+        experiments.get(args.experiment)
+    out = collect(args.machine, names=[args.experiment] if args.experiment else None)
+    if args.format == "csv":
+        csv_frame(out).to_csv(sys.stdout, index=False)
+    else:
+        print("\n".join(_verdicts_text(out)))
+    errors = out[out["outcome"] == ERROR]
+    if len(errors):
+        print(f"mechsym: {len(errors)} claims could not be judged: first: {errors['why'].iloc[0]}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _verdicts_text(out) -> list[str]:
+    """Every verdict, notebook by notebook: which runs were judged, each claim in full, then one line per scope and
+    protocol (wrapped to 100 columns, left-aligned)."""
+    from .. import machine
+    from ..overview import post_title
+    from ..verdict_collect import agreement
+
+    width = columns()
+    here = machine.machine_id()
+    multi = out["machine"].nunique() > 1
+    lines: list[str] = []
+    counts: dict[str, int] = {}
+    for nb, rows in out.groupby("notebook", sort=False):
+        if lines:
+            lines.append("")
+        title = post_title(str(rows["post"].iloc[0])) if "post" in rows else ""
+        lines.append(f"{nb}" + (f" · {title}" if title else ""))
+        judged = rows[rows["run"].astype(str) != ""][["machine", "run"]].drop_duplicates()
+        for _, r in judged.iterrows():
+            preset = str(r["run"]).split("-")[1] if str(r["run"]).count("-") >= 2 else "?"
+            whose = "this machine" if r["machine"] == here else "another machine"
+            lines += wrap_lines(f"judged: run {r['run']} (preset {preset}, {when_text({'run_id': r['run']})}) of "
+                                f"{r['machine']} ({whose})", width, "  ", "  ")
+        if judged.empty:
+            lines.append("  judged: no stored run")
+        for cid, claim in rows.groupby("id", sort=False):
+            c0 = claim.iloc[0]
+            lines.append("")
+            then = f" (then: {c0['then']})" if str(c0.get("then") or "") else ""
+            lines += wrap_lines(f"{cid}: {c0['claim']}{then}", width, "      ", "  ")
+            table = []
+            for _, r in claim.iterrows():
+                now = r["now"] if r["now"] and r["now"] != "n/a" else r["why"]
+                counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+                table.append(([r["machine"]] if multi else []) + [r["scope"] or DASH, r["protocol"] or DASH,
+                                                                   r["outcome"], now or DASH, agreement(r) or DASH])
+            header = (["machine"] if multi else []) + ["scope", "protocol", "holds?", "now", "runs agreeing"]
+            k = 1 if multi else 0
+            lines += text_table(table, header, wrap=(k, k + 3, k + 4) + ((0,) if multi else ()), indent=4, width=width,
+                                roomy=(k + 3,))
+    lines.append("")
+    lines.append(f"{len(out)} verdicts: " + ", ".join(f"{n} {s}" for s, n in counts.items()))
+    return lines

@@ -1,0 +1,185 @@
+"""Every claim of every experiment judged from the stored results, machine by machine: the verdict table behind
+notebooks/00-overview, each notebook's verdicts, `mechsym verdicts` and reports/index.html (see overview.py for
+its tables and figures).
+
+The one source is each experiment module's CLAIMS and verdicts(df), applied to the stored results, machine by
+machine. An experiment without stored results lists its claims as "not run yet" (not an error); an experiment
+whose verdict function fails lists them as "error" with the reason, so one broken module never hides the others.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+
+from . import MechsymError, analysis, experiments, store
+from . import verdicts as verdicts_mod
+from .verdicts import Verdict
+
+NOT_RUN = "not run yet"
+ERROR = "error"
+COLUMNS = ["experiment", "machine", "post", "notebook", "id", "scope", "protocol", "claim", "then", "now", "outcome",
+           "why", "how tested", "then_value", "now_value", "low", "high", "forks", "runs_agree", "runs_total",
+           "unstable", "run", "source"]
+
+
+def _row(name: str, machine: str, claim, outcome: str, now: str = "", why: str = "", v: Verdict | None = None) -> dict:
+    return {"experiment": name, "machine": machine, "post": claim.post, "notebook": claim.notebook, "id": claim.id,
+            "scope": v.scope_text if v else "", "protocol": v.protocol if v else "", "claim": claim.text,
+            "then": claim.then, "now": now, "outcome": outcome, "why": why, "how tested": claim.test,
+            "then_value": v.then_value if v else None, "now_value": v.now_value if v else None,
+            "low": v.low if v else None, "high": v.high if v else None, "forks": v.forks if v else 0,
+            "runs_agree": v.runs_agree if v else None, "runs_total": v.runs_total if v else None,
+            "unstable": bool(v.unstable) if v else False, "run": v.run_id if v else "",
+            "source": getattr(claim, "source", "post")}
+
+
+def _load(name: str, machine: str | None, preset: str | None) -> pd.DataFrame:
+    """Stored rows; a preset other than "stored" prefers that preset's newest run (what a
+    `make reports PRESET=...` just ran), falling back to the most thorough stored."""
+    if preset and preset != "stored":
+        df = store.load(name, machine, preset=preset)
+        if not df.empty:
+            return df
+    return store.load(name, machine)
+
+
+def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
+    """module.verdicts(df) machine by machine, each verdict tagged with its machine and run."""
+    if df.empty:
+        return []
+    out = []
+    for machine, sub in analysis.split(df):
+        run = ",".join(sorted(sub["run_id"].astype(str).unique())) if "run_id" in sub else ""
+        out += [dataclasses.replace(v, machine=machine or v.machine, run_id=run) for v in module.verdicts(sub)]
+    return out
+
+
+def quiet(meta: dict) -> bool:
+    """A run taken on a quiet machine (or one stored before noise was recorded: unknown counts as quiet)."""
+    try:
+        from . import noise
+        return noise.is_quiet(meta) is not False
+    except Exception:
+        return True
+
+
+def replication(module, name: str, df: pd.DataFrame, main: list[Verdict], busy: bool = False) -> list[Verdict]:
+    """The main verdicts with how many complete stored runs of the same machine and preset agree.
+
+    Each complete run is judged on its own; busy runs (noise on record) are left out unless busy=True."""
+    if df.empty or "run_id" not in df:
+        return main
+    per_run: list[list[Verdict]] = []
+    for machine, sub in analysis.split(df):
+        shown = set(sub["run_id"].astype(str))
+        metas = stored_runs(name, machine)
+        presets = {m.get("preset") for m in metas if m["run_id"] in shown}
+        metas = [m for m in metas if m.get("preset") in presets and (busy or quiet(m))]
+        if len(metas) < 2:
+            continue
+        rows = store.load(name, machine, latest=False)
+        mine = [v for v in main if v.machine == machine]
+        for meta in metas:
+            one = rows[rows["run_id"].astype(str) == meta["run_id"]] if len(rows) else rows
+            if shown == {meta["run_id"]} and len(one) == len(sub) and mine:
+                per_run.append(mine)  # the run shown, already judged: its verdicts are `main`'s own
+            elif len(one):
+                try:
+                    per_run.append(machine_verdicts(module, one.reset_index(drop=True)))
+                except Exception:  # an old run the current analysis cannot read does not vote
+                    continue
+    return verdicts_mod.replicate(main, per_run) if per_run else main
+
+
+def collect(machine: str | None = None, preset: str | None = None, names: list[str] | None = None,
+            replicate: bool = True) -> pd.DataFrame:
+    """One row per verdict: every claim of every experiment (or of `names`).
+
+    machine: None (per experiment this machine, else the newest stored), a machine id, or "all"
+    (every stored machine; claims of an experiment a machine has not run are "not run yet" there).
+    replicate: judge every complete stored run of the same preset too, and count how many agree."""
+    if machine not in (None, "", "all") and machine not in store.machines():
+        have = ", ".join(store.machines()) or "none"
+        raise MechsymError(f"machine '{machine}': no stored results (stored machines: {have}, or 'all')")
+    all_machines = store.machines() if machine == "all" else []
+    rows = []
+    for name in names or experiments.names():
+        try:
+            module = experiments.get(name)
+            claims = list(module.CLAIMS)
+        except MechsymError:
+            raise
+        except Exception as e:  # a module being written: say so, keep the others
+            rows.append({**{c: "" for c in COLUMNS}, "experiment": name, "outcome": ERROR,
+                         "claim": f"experiment module '{name}' failed to load", "why": _one_line(e)})
+            continue
+        try:
+            df = _load(name, machine, preset)
+            verdicts = machine_verdicts(module, df)
+            if replicate:
+                verdicts = replication(module, name, df, verdicts)
+        except MechsymError:
+            raise
+        except Exception as e:
+            here = machine if machine not in (None, "", "all") else store.machine_id()
+            rows += [_row(name, here, c, ERROR, why=f"verdicts({name}) failed: {_one_line(e)}") for c in claims]
+            continue
+        judged = sorted({v.machine for v in verdicts})
+        for v in verdicts:
+            rows.append(_row(name, v.machine, v.claim, v.outcome, v.now, v.why, v))
+        if machine == "all":
+            missing = [m for m in all_machines if m not in judged] or ([] if judged else [store.machine_id()])
+        elif not verdicts:
+            missing = [machine or store.default_machine(name) or store.machine_id()]
+        else:
+            missing = []
+        for m in missing:
+            rows += [_row(name, m, c, NOT_RUN, why=f"no stored results of {name} for {m}: "
+                                              f"`mechsym run {name}` or `mechsym import`") for c in claims]
+    out = pd.DataFrame(rows, columns=COLUMNS)
+    order = {c.id: i for name in (names or experiments.names()) for i, c in enumerate(claims_of(name))}
+    out["_order"] = out["id"].map(order).fillna(len(order))
+    out = out.sort_values(["post", "notebook", "_order", "scope", "protocol", "machine"], kind="stable")
+    return out.drop(columns="_order").reset_index(drop=True)
+
+
+CSV_COLUMNS = ["machine", "id", "scope", "protocol", "outcome", "now_value", "low", "high", "forks", "runs_agree",
+               "runs_total", "unstable", "then_value", "notebook", "run", "why"]
+
+
+def csv_frame(claims: pd.DataFrame) -> pd.DataFrame:
+    """`mechsym verdicts --format csv`: claim id, scope, protocol, outcome, now (median), its interval, forks,
+    runs agreeing / runs stored, unstable, then."""
+    return claims[CSV_COLUMNS].rename(columns={"id": "claim", "now_value": "now", "then_value": "then",
+                                               "runs_agree": "runs agreeing", "runs_total": "runs stored"})
+
+
+def agreement(row) -> str:
+    total = row.get("runs_total")
+    if total is None or pd.isna(total) or not total:
+        return ""
+    text = f"{int(row['runs_agree'])} of {int(total)} runs"
+    return text + " (unstable)" if row.get("unstable") else text
+
+
+def claims_of(name: str) -> list:
+    """An experiment's CLAIMS, or none when its module does not load."""
+    try:
+        return list(experiments.get(name).CLAIMS)
+    except Exception:
+        return []
+
+
+def _one_line(e: Exception) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"[:300]
+
+
+def stored_runs(name: str, machine: str) -> list[dict]:
+    """The complete stored runs of an experiment on a machine (none when the machine has none)."""
+    try:
+        return store.runs(name, machine)
+    except MechsymError:
+        return []
