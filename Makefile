@@ -25,7 +25,7 @@ C_BINS    := $(patsubst c-src/%.c,build/c/%,$(C_SRCS))
 NB_SRCS   := $(wildcard notebooks/src/*.py)
 NB_IPYNB  := $(patsubst notebooks/src/%.py,notebooks/%.ipynb,$(NB_SRCS))
 
-.PHONY: all jar c venv lock notebooks test lab reports clean
+.PHONY: all jar c venv lock notebooks test lab reports refresh clean
 
 # The tools a build needs, checked before anything runs: one line saying what to install.
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
@@ -96,6 +96,12 @@ TEST_WORKERS ?= 2
 test: all
 	$(VPY) -m compileall -q src tests
 	$(VENV)/bin/pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup) tests
+
+# Re-run, one at a time under the bench lock, the standard preset of every experiment whose shown run is stale
+# (measured with other kernels than the checkout's); says which and how long first; refuses a dirty tree.
+# `make refresh DRY_RUN=1` only says; `make refresh EXPERIMENTS=locks,spsc` limits it.
+refresh: all
+	$(VENV)/bin/mechsym refresh $(if $(EXPERIMENTS),--experiments $(EXPERIMENTS)) $(if $(DRY_RUN),--dry-run)
 
 # JupyterLab on notebooks/, headless: prints the URL to open (with its token) and how to reach it from another
 # machine. As root (most containers) it adds --allow-root. The port is fixed (no silent move to the next one), so

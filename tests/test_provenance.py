@@ -138,3 +138,148 @@ def test_git_state_carries_the_diff_that_rebuilds_the_tree(repo):
 def test_every_experiment_of_the_checkout_has_a_fingerprint():
     for name in experiments.names():
         assert len(provenance.fingerprint(name)) == 16
+
+
+# ---------------------------------------------------------------- the bench: refusal, list, verdicts, pages
+
+import json  # noqa: E402
+import shutil  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from conftest import ROOT, mechsym  # noqa: E402
+
+CODE = ("java-src", "c-src", "pom.xml", "src/mechsym/experiments")
+LOOP = "java-src/mechsym/callerchoose/SplitCost.java"
+
+
+def copy_code(dest: Path) -> Path:
+    for part in CODE:
+        src = ROOT / part
+        if src.is_dir():
+            shutil.copytree(src, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dest / part)
+    return dest
+
+
+def stored_run(store: Path, fingerprint: str) -> Path:
+    """A copy of the committed callerchoose run whose provenance names `fingerprint` (what a run records)."""
+    src = sorted((ROOT / "data" / "results").glob("*/callerchoose/*.json"))[-1]
+    folder = store / src.parent.parent.name / "callerchoose"
+    folder.mkdir(parents=True)
+    shutil.copy2(src.with_suffix(".csv"), folder / src.with_suffix(".csv").name)
+    meta = json.loads(src.read_text())
+    meta["provenance"] = {"version": provenance.VERSION, "commit": "f" * 40, "clean": True, "fingerprint": fingerprint}
+    (folder / src.name).write_text(json.dumps(meta, indent=2))
+    return folder / src.name
+
+
+def loop_line(text: str) -> tuple[str, str]:
+    """A statement of the kernel's code (not a comment) and a changed copy of it."""
+    import re
+
+    code = provenance.java_tokens(text)
+    m = re.search(r"\b(\w+)\s*\+\+", text) or re.search(r"\+=", text)
+    assert m and m.group(0) in text and code
+    return m.group(0), m.group(0).replace("++", "--") if "++" in m.group(0) else "-="
+
+
+def test_a_changed_loop_marks_runs_stale_and_a_javadoc_edit_does_not(tmp_path):
+    code = copy_code(tmp_path / "code")
+    store = tmp_path / "results"
+    stored_run(store, provenance.fingerprint("callerchoose", provenance.WorkTree(code)))
+    env = {"MECHSYM_RESULTS": str(store), "MECHSYM_CODE_ROOT": str(code)}
+
+    def listed() -> str:
+        r = mechsym("list", env=env)
+        assert r.returncode == 0, r.stderr
+        return next(line for line in r.stdout.splitlines() if "callerchoose" in line and "standard" in line)
+
+    def judged() -> str:
+        r = mechsym("verdicts", "callerchoose", env=env)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    assert "current" in listed() and "STALE" not in judged()
+    text = (code / LOOP).read_text()
+    (code / LOOP).write_text(text.replace("/**", "/** Reworded: a javadoc edit. ", 1))
+    assert "current" in listed() and "STALE" not in judged()
+    old, new = loop_line(text)
+    (code / LOOP).write_text(text.replace(old, new, 1))
+    assert "stale" in listed() and "STALE" in judged()
+
+
+def test_a_measuring_run_on_a_dirty_tree_is_refused_and_writes_nothing(tmp_path, monkeypatch):
+    from mechsym import MechsymError, experiments, sweep
+
+    dirty = provenance.GitState("a" * 40, False, b"diff --git a/java-src/X.java b/java-src/X.java\n+x\n")
+    monkeypatch.setattr(provenance, "git_state", lambda root=None: dirty)
+    store = tmp_path / "results"
+    monkeypatch.setenv("MECHSYM_RESULTS", str(store))
+    for preset in ("standard", "full"):
+        with pytest.raises(MechsymError, match=r"tree is not clean \(1 changed file: java-src/X.java\).*--allow-dirty"):
+            sweep.execute(experiments.get("callerchoose"), preset, progress=False)
+    assert not store.exists()
+    assert sweep.check_clean("smoke") is dirty           # smoke runs are never results: no refusal
+    assert sweep.check_clean("standard", allow_dirty=True) is dirty
+
+
+def test_run_metadata_records_what_made_it(monkeypatch):
+    from mechsym import experiments, sweep
+    from mechsym.cpus import read_topology
+
+    dirty = provenance.GitState("b" * 40, False, b"diff --git a/a b/a\n+1\n")
+    monkeypatch.setattr(provenance, "git_state", lambda root=None: dirty)
+    module = experiments.get("callerchoose")
+    topo = read_topology()
+    meta = sweep.run_metadata("callerchoose", "smoke", topo, sweep.plan(module, "smoke", topo=topo), {}, dirty, True)
+    prov = meta["provenance"]
+    assert meta["git_commit"] == "b" * 40 + "-dirty"
+    assert prov["clean"] is False and prov["allow_dirty"] is True and prov["diff"] == "diff --git a/a b/a\n+1\n"
+    assert prov["diff_sha256"] == dirty.diff_sha256 and prov["fingerprint"] == provenance.fingerprint("callerchoose")
+    assert "build/mechsym.jar" in prov["artefacts"] and len(prov["artefacts"]["build/mechsym.jar"]) == 64
+
+
+def test_replication_counts_only_other_runs_of_the_same_kernels(tmp_path, monkeypatch):
+    import hashlib
+
+    from mechsym import experiments, store, verdict_collect
+
+    root = tmp_path / "results"
+    now = provenance.fingerprint("callerchoose")
+    first = stored_run(root, now)
+    meta = json.loads(first.read_text())
+    second = first.with_name(first.stem[:-6] + "abcdef.json")
+    data = first.with_suffix(".csv").read_bytes().replace(first.stem.encode(), second.stem.encode())
+    second.with_suffix(".csv").write_bytes(data)
+    meta.update(run_id=second.stem, saved_at="2000-01-01T00:00:00+00:00", csv_bytes=len(data),
+                csv_sha256=hashlib.sha256(data).hexdigest())
+    monkeypatch.setenv("MECHSYM_RESULTS", str(root))
+    module = experiments.get("callerchoose")
+    machine = first.parent.parent.name
+
+    def votes(fingerprint):
+        meta["provenance"]["fingerprint"] = fingerprint
+        second.write_text(json.dumps(meta))
+        df = store.load("callerchoose", machine)
+        assert set(df["run_id"]) == {first.stem}  # the newer run is shown, the other one may vote
+        main = verdict_collect.machine_verdicts(module, df)
+        return {v.runs_total for v in verdict_collect.replication(module, "callerchoose", df, main)}
+
+    assert votes(now) == {1}          # one other run of the same kernels: never the run judged itself
+    assert votes("0" * 16) == {None}  # a run of other kernels never votes
+
+
+@pytest.mark.own_lock
+def test_a_notebook_over_a_stale_run_says_so(results_dir, smoke_store, tmp_path):
+    from mechsym.reports import execute
+
+    shutil.copytree(smoke_store("callerchoose"), results_dir, dirs_exist_ok=True)
+    for j in results_dir.glob("*/callerchoose/*.json"):
+        meta = json.loads(j.read_text())
+        meta["provenance"]["fingerprint"] = "0" * 16
+        j.write_text(json.dumps(meta))
+    out = tmp_path / "16.ipynb"
+    execute(ROOT / "notebooks" / "16-let-the-caller-choose.ipynb", out, preset="stored", timeout=600)
+    text = out.read_text()
+    assert "Stale results" in text and "measured with older kernels" in text

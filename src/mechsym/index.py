@@ -75,6 +75,10 @@ def write_index(out_dir, written, machine: str | None = None, preset: str | None
         name = html.escape(_title(stem))
         cell = f'<a href="{html.escape(page.name)}">{name}</a>' if page else f"{name}"
         cell += f"<br><small>{html.escape(stem)}</small>"
+        if claims is not None and "code" in claims and not stem.startswith("00-"):
+            code = claims.loc[claims["notebook"] == stem, "code"].fillna("").astype(str)
+            if ((code != "") & (code != "current")).any():
+                cell += '<br><span class="error">stale: measured with older kernels</span>'
         if failed and stem in failed:
             cell += f'<br><span class="error">not rendered: {html.escape(failed[stem])}</span>'
         if claims is None:

@@ -119,7 +119,21 @@ def status_line(claims: pd.DataFrame) -> str:
                 "notebook with `PRESET = \"smoke\"`), or import another machine's results (`mechsym import ARCHIVE`).")
     n = counts(claims, "machine")
     parts = [f"{m}: " + ", ".join(f"{int(k)} {s}" for s, k in n.loc[m].items() if k) for m in n.index]
-    return ("Verdicts from stored results (this notebook runs nothing itself). " + "; ".join(parts) + ".")
+    return ("Verdicts from stored results (this notebook runs nothing itself). " + "; ".join(parts) + "."
+            + stale_line(claims))
+
+
+def stale_line(claims: pd.DataFrame) -> str:
+    """' **Stale: ...**' naming the notebooks whose verdicts judge runs of older kernels, or '' when none do."""
+    if "code" not in claims:
+        return ""
+    code = claims["code"].fillna("").astype(str)
+    old = claims[(code != "") & (code != "current")]
+    if old.empty:
+        return ""
+    books = sorted(old["notebook"].astype(str).unique())
+    return (f" **⚠ Stale: {len(old)} of {len(claims)} verdicts ({', '.join(books)}) judge runs measured with older "
+            "kernels or untraceable code; `make refresh` re-runs them.**")
 
 
 # ---------------------------------------------------------------- figures

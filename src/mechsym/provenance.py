@@ -24,6 +24,7 @@ import functools
 import hashlib
 import io
 import json
+import os
 import re
 import subprocess
 import xml.etree.ElementTree as ET
@@ -40,7 +41,10 @@ class ProvenanceError(Exception):
 
 
 def repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]
+    """The checkout whose kernels runs are compared with: this repository, or $MECHSYM_CODE_ROOT (a copy of its
+    java-src, c-src, pom.xml and src/mechsym/experiments, e.g. to ask whether runs are current for another tree)."""
+    other = os.environ.get("MECHSYM_CODE_ROOT")
+    return Path(other) if other else Path(__file__).resolve().parents[2]
 
 
 # ---------------------------------------------------------------- trees: the checkout, or a commit

@@ -294,24 +294,39 @@ def skipped_runs(experiment: str, machine: str | None = None, root: Path | None 
     return scan(experiment, machine, root, include_incomplete)[1]
 
 
+RANK = {"full": 3, "standard": 2, "smoke": 1}
+
+
+def _pick(mine: list[dict], preset: str | None) -> dict:
+    """One machine's run to show: the newest current run of the most thorough preset that has one (a smoke run only
+    when no full or standard run is current); when none is current, the newest of the most thorough preset stored,
+    which the pages then mark as stale (mechsym.provenance)."""
+    from . import provenance
+
+    current = [x for x in mine if provenance.is_current(x)]
+    if not preset:
+        real = [x for x in current if RANK.get(x.get("preset"), 0) >= RANK["standard"]]
+        if real or not any(RANK.get(x.get("preset"), 0) >= RANK["standard"] for x in mine):
+            current = real or current
+        else:
+            current = []
+    pool = current or mine
+    if not preset:
+        best = max(RANK.get(x.get("preset"), 0) for x in pool)
+        pool = [x for x in pool if RANK.get(x.get("preset"), 0) == best]
+    return pool[-1]
+
+
 def chosen_runs(experiment: str, machine: str | None = None, root: Path | None = None, preset: str | None = None,
                 latest: bool = True, include_incomplete: bool = False) -> list[dict]:
-    """The runs load() shows: per machine the newest run of `preset`, or of the most thorough preset stored
-    (full > standard > smoke); every run when latest=False. A run whose CSV does not match its JSON is never
+    """The runs load() shows: per machine the newest current run of `preset`, or of the most thorough preset stored
+    (full > standard > smoke), else the newest stale one (_pick); every run when latest=False. A run whose CSV does not match its JSON is never
     chosen: a warning names it, and when nothing else is left it is the error (MechsymError, one line)."""
     metas, skipped = scan(experiment, machine, root, include_incomplete)
     if preset:
         metas = [m for m in metas if m.get("preset") == preset]
     if latest and metas:
-        keep = []
-        for m in sorted({x["_machine"] for x in metas}):
-            mine = [x for x in metas if x["_machine"] == m]
-            if not preset:
-                rank = {"full": 3, "standard": 2, "smoke": 1}
-                best = max(rank.get(x.get("preset"), 0) for x in mine)
-                mine = [x for x in mine if rank.get(x.get("preset"), 0) == best]
-            keep.append(mine[-1])
-        metas = keep
+        metas = [_pick([x for x in metas if x["_machine"] == m], preset) for m in sorted({x["_machine"] for x in metas})]
     if skipped and not metas:
         raise MechsymError(skipped[0])
     for s in skipped:

@@ -32,12 +32,12 @@ from typing import Callable
 
 import pandas as pd
 
-from . import MechsymError, store
+from . import MechsymError, provenance, store
 from .cpus import Topology, read_topology, taskset_available
 from .jdk import Jdk, check_flags, select
 from .launch import KernelError, Launch, check_timeout, java_command, native_command, run
 from .interrupts import signals_deferred, signals_interrupt
-from .machine import git_commit, machine_info
+from .machine import machine_info
 
 PRESETS = ("smoke", "standard", "full")
 LOCK_FILE = Path(os.environ.get("MECHSYM_BENCH_LOCK", "/tmp/mechsym-bench.lock"))
@@ -260,17 +260,41 @@ def plan(module, preset: str, jdks: list[Jdk] | None = None, topo: Topology | No
     return cells
 
 
-def run_metadata(name: str, preset: str, topo: Topology, cells: list[Cell], overrides: dict | None = None) -> dict:
-    """The JSON sidecar of a run as it starts: machine, JDKs, preset, git commit, taskset; commands and
+#: Presets whose runs are results (stored, shown, voted): they are measured only at a clean commit.
+MEASURING = ("standard", "full")
+
+
+def check_clean(preset: str, allow_dirty: bool = False, state: "provenance.GitState | None" = None):
+    """The checkout's git state; a `standard` or `full` run on a dirty tree is refused (one line) unless allow_dirty,
+    so that a stored result always names the code that made it."""
+    state = state or provenance.git_state()
+    if preset in MEASURING and not state.clean and not allow_dirty:
+        files = state.dirty_files()
+        what = (f"{len(files)} changed file{'s' if len(files) != 1 else ''}: {', '.join(files[:3])}"
+                + (", ..." if len(files) > 3 else "")) if files else "not a git checkout"
+        raise MechsymError(f"preset '{preset}': the tree is not clean ({what}); commit first, "
+                           "or pass --allow-dirty (recorded with the run and shown wherever it is used)")
+    return state
+
+
+def run_metadata(name: str, preset: str, topo: Topology, cells: list[Cell], overrides: dict | None = None,
+                 state: "provenance.GitState | None" = None, allow_dirty: bool = False) -> dict:
+    """The JSON sidecar of a run as it starts: machine, JDKs, preset, git commit, taskset, provenance (the commit,
+    clean or not with the diff that rebuilds the tree, the artefacts' hashes, the kernel fingerprint); commands and
     failures are appended as the run goes. Shared by every run loop, so every stored run has the same keys."""
     from . import noise  # "_noise": what else used the CPUs (finish() stores its summary as "noise")
+    state = state or provenance.git_state()
+    prov = provenance.record(name, state, allow_dirty)
+    if state.diff:
+        prov["diff"] = state.diff.decode("utf-8", "replace")
     return {
+        "provenance": prov,
         "experiment": name,
         "preset": preset,
         "run_id": store.new_run_id(preset),
         "machine": machine_info(topo),
         "jdks": [j.as_dict() for j in sorted({c.jdk for c in cells if c.jdk}, key=lambda j: j.feature)],
-        "git_commit": git_commit(),
+        "git_commit": state.commit + ("" if state.clean else "-dirty"),
         "taskset": "available" if taskset_available() else "missing: every cell ran unpinned",
         "overrides": {k: v for k, v in (overrides or {}).items() if v not in (None, (), [])},
         "start": store.now_utc(),
@@ -284,7 +308,7 @@ def run_metadata(name: str, preset: str, topo: Topology, cells: list[Cell], over
 
 def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool = True,
             store_results: bool = True, results_root: Path | None = None, lock: bool | None = None,
-            **overrides) -> dict:
+            allow_dirty: bool = False, **overrides) -> dict:
     """Run a sweep and store it. Returns the run's metadata (with 'rows' and 'json' keys).
 
     Ctrl-C (and SIGTERM or SIGHUP, turned into the same) stores what completed as an
@@ -297,12 +321,13 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
     measurement does says so, once per other measurement."""
     from tqdm.auto import tqdm
 
+    state = check_clean(preset, allow_dirty)  # before anything is written: a refused run leaves no trace
     if store_results:
         store.check_writable(module.NAME, root=results_root)  # a store it cannot write is refused before measuring
     topo = read_topology()
     cells = plan(module, preset, jdks, topo, **overrides)
     name = module.NAME
-    meta = run_metadata(name, preset, topo, cells, overrides)
+    meta = run_metadata(name, preset, topo, cells, overrides, state, allow_dirty)
     frames: list[pd.DataFrame] = []
     total = sum(c.forks for c in cells if not c.unavailable)
     lock = preset != "smoke" if lock is None else lock

@@ -21,7 +21,7 @@ NOT_RUN = "not run yet"
 ERROR = "error"
 COLUMNS = ["experiment", "machine", "post", "notebook", "id", "scope", "protocol", "claim", "then", "now", "outcome",
            "why", "how tested", "then_value", "now_value", "low", "high", "forks", "runs_agree", "runs_total",
-           "unstable", "run", "source"]
+           "unstable", "run", "code", "source"]
 
 
 def _row(name: str, machine: str, claim, outcome: str, now: str = "", why: str = "", v: Verdict | None = None) -> dict:
@@ -32,7 +32,22 @@ def _row(name: str, machine: str, claim, outcome: str, now: str = "", why: str =
             "low": v.low if v else None, "high": v.high if v else None, "forks": v.forks if v else 0,
             "runs_agree": v.runs_agree if v else None, "runs_total": v.runs_total if v else None,
             "unstable": bool(v.unstable) if v else False, "run": v.run_id if v else "",
-            "source": getattr(claim, "source", "post")}
+            "code": "", "source": getattr(claim, "source", "post")}
+
+
+def run_codes(name: str, df: pd.DataFrame) -> dict[str, str]:
+    """{run id: "current" | "stale: ..." | "unknown: ..."} for the runs behind these rows (mechsym.provenance)."""
+    from . import provenance
+
+    if df.empty or "run_id" not in df:
+        return {}
+    ids = set(df["run_id"].astype(str))
+    out = {}
+    for m in stored_runs(name, "all"):
+        if m["run_id"] in ids:
+            state, why = provenance.status(m)
+            out[m["run_id"]] = state if state == provenance.CURRENT else f"{state}: {why}"
+    return out
 
 
 def _load(name: str, machine: str | None, preset: str | None) -> pd.DataFrame:
@@ -65,31 +80,42 @@ def quiet(meta: dict) -> bool:
         return True
 
 
-def replication(module, name: str, df: pd.DataFrame, main: list[Verdict], busy: bool = False) -> list[Verdict]:
-    """The main verdicts with how many complete stored runs of the same machine and preset agree.
+#: A run votes in "runs agreeing" only with at least this many forks in its cells.
+MIN_FORKS = 5
 
-    Each complete run is judged on its own; busy runs (noise on record) are left out unless busy=True."""
+
+def replication(module, name: str, df: pd.DataFrame, main: list[Verdict], busy: bool = False) -> list[Verdict]:
+    """The main verdicts with how many OTHER complete stored runs of the same machine and preset agree.
+
+    Only runs made by the same kernels vote (the same kernel fingerprint as the run judged: mechsym.provenance), each
+    quiet (unless busy=True) and with at least MIN_FORKS forks; the run being judged never counts itself. Each voting
+    run is judged on its own."""
+    from . import provenance
+
     if df.empty or "run_id" not in df:
         return main
     per_run: list[list[Verdict]] = []
     for machine, sub in analysis.split(df):
         shown = set(sub["run_id"].astype(str))
         metas = stored_runs(name, machine)
-        presets = {m.get("preset") for m in metas if m["run_id"] in shown}
-        metas = [m for m in metas if m.get("preset") in presets and (busy or quiet(m))]
-        if len(metas) < 2:
+        judged = [m for m in metas if m["run_id"] in shown]
+        presets = {m.get("preset") for m in judged}
+        prints = {provenance.run_fingerprint(m)[0] for m in judged}
+        if None in prints or not judged:
+            continue  # the code behind the run judged is not known: no run can be said to repeat it
+        metas = [m for m in metas if m["run_id"] not in shown and m.get("preset") in presets
+                 and (busy or quiet(m)) and provenance.run_fingerprint(m)[0] in prints]
+        if not metas:
             continue
         rows = store.load(name, machine, latest=False)
-        mine = [v for v in main if v.machine == machine]
         for meta in metas:
             one = rows[rows["run_id"].astype(str) == meta["run_id"]] if len(rows) else rows
-            if shown == {meta["run_id"]} and len(one) == len(sub) and mine:
-                per_run.append(mine)  # the run shown, already judged: its verdicts are `main`'s own
-            elif len(one):
-                try:
-                    per_run.append(machine_verdicts(module, one.reset_index(drop=True)))
-                except Exception:  # an old run the current analysis cannot read does not vote
-                    continue
+            if not len(one) or ("fork" in one and one["fork"].nunique() < MIN_FORKS):
+                continue
+            try:
+                per_run.append(machine_verdicts(module, one.reset_index(drop=True)))
+            except Exception:  # an old run the current analysis cannot read does not vote
+                continue
     return verdicts_mod.replicate(main, per_run) if per_run else main
 
 
@@ -127,8 +153,11 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
             rows += [_row(name, here, c, ERROR, why=f"verdicts({name}) failed: {_one_line(e)}") for c in claims]
             continue
         judged = sorted({v.machine for v in verdicts})
+        codes = run_codes(name, df)
         for v in verdicts:
-            rows.append(_row(name, v.machine, v.claim, v.outcome, v.now, v.why, v))
+            row = _row(name, v.machine, v.claim, v.outcome, v.now, v.why, v)
+            row["code"] = "; ".join(dict.fromkeys(codes.get(r, "") for r in str(v.run_id).split(",") if r))
+            rows.append(row)
         if machine == "all":
             missing = [m for m in all_machines if m not in judged] or ([] if judged else [store.machine_id()])
         elif not verdicts:
@@ -146,7 +175,7 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
 
 
 CSV_COLUMNS = ["machine", "id", "scope", "protocol", "outcome", "now_value", "low", "high", "forks", "runs_agree",
-               "runs_total", "unstable", "then_value", "notebook", "run", "why"]
+               "runs_total", "unstable", "then_value", "notebook", "run", "code", "why"]
 
 
 def csv_frame(claims: pd.DataFrame) -> pd.DataFrame:

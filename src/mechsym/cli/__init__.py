@@ -50,6 +50,10 @@ def _dispatch(args) -> int:
 
         return listing.command()
 
+    if args.command == "refresh":
+        from . import refresh
+
+        return refresh.command(args)
     if args.command == "run":
         from . import run
 

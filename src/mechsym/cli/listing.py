@@ -139,13 +139,31 @@ def command() -> int:
             try:
                 meta = store.read_meta(j)
             except MechsymError as err:
-                rows.append([e, j.stem, "?", "?", str(err)] + ([m] if multi else []))
+                rows.append([e, j.stem, "?", "?", str(err), ""] + ([m] if multi else []))
                 continue
             status = meta.get("status", "complete")
+            meta.setdefault("experiment", e)
             rows.append([e, meta["run_id"], meta.get("preset", "?"), when_text(meta),
-                         duration_text(meta.get("seconds")) + ("" if status == "complete" else f" {status}")]
+                         duration_text(meta.get("seconds")) + ("" if status == "complete" else f" {status}"),
+                         _code(meta)]
                         + ([m + (" (this machine)" if m == here else "")] if multi else []))
-        header = ["experiment", "run id", "preset", "started", "took"] + (["machine"] if multi else [])
-        out += text_table(rows, header, wrap=(5,) if multi else (), indent=2, width=width)
+        header = ["experiment", "run id", "preset", "started", "took", "code"] + (["machine"] if multi else [])
+        out += text_table(rows, header, wrap=(5, 6) if multi else (5,), indent=2, width=width)
+        out += wrap_lines("code: 'current' when the run's kernel fingerprint is the checkout's; a stale run was "
+                          "measured with other kernels; 'unknown': made from a dirty tree "
+                          "or a commit not in this history. Neither votes; `make refresh` re-runs them", width)
     print("\n".join(out))
     return 0
+
+
+def _code(meta: dict) -> str:
+    """'current', 'stale (4bea8ad)' or 'unknown (dirty tree)' for the list of stored runs."""
+    from .. import provenance
+
+    state, why = provenance.status(meta)
+    commit = str((meta.get("provenance") or {}).get("commit") or meta.get("git_commit") or "?")[:7]
+    if state == provenance.CURRENT:
+        return "current" + (" (allow-dirty)" if (meta.get("provenance") or {}).get("allow_dirty") else "")
+    if state == provenance.STALE:
+        return f"stale {commit}"
+    return "unknown"

@@ -69,6 +69,12 @@ def parser() -> argparse.ArgumentParser:
                    help="keep matching cells only, e.g. 'variant=reentrant,atomic;grid=main'")
     r.add_argument("--no-progress", action=_OnceFlag, help="no progress bar")
     r.add_argument("--dry-run", action=_OnceFlag, help="print the cells and commands, run nothing")
+    r.add_argument("--allow-dirty", action=_OnceFlag,
+                   help="measure a standard or full run on a tree with uncommitted changes (recorded, with the diff)")
+    f = sub.add_parser("refresh", help="re-run the standard preset of every experiment whose shown run is stale")
+    f.add_argument("--experiments", default=None, help="only these, e.g. locks,spsc (default: every experiment)")
+    f.add_argument("--dry-run", action=_OnceFlag, help="say what would be re-run and how long it would take")
+    f.add_argument("--no-progress", action=_OnceFlag, help="no progress bars")
     s = sub.add_parser("show", help="per-cell medians and ranges of one stored run of an experiment")
     s.add_argument("experiment")
     s.add_argument("--machine", default=None, help="a machine id, or 'all' (default: this machine)")

@@ -32,7 +32,8 @@ def command(args) -> int:
             print(f"{c.variant:24s} {'SKIP ' + c.unavailable if c.unavailable else c.command_line()}")
         print("\n".join(_plan_summary(module.NAME, args.preset, cells)))
         return 0
-    meta = sweep.execute(module, args.preset, jdks=jdks, progress=not args.no_progress, **overrides)
+    meta = sweep.execute(module, args.preset, jdks=jdks, progress=not args.no_progress,
+                         allow_dirty=args.allow_dirty, **overrides)
     print("\n".join(_run_summary(module.NAME, args.preset, meta)))
     if meta.get("failures"):
         print(f"{len(meta['failures'])} forks failed (not stored): first: {meta['failures'][0]['message']}",

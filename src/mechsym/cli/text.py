@@ -109,4 +109,20 @@ def run_line(meta: dict) -> str:
         bits.append(duration_text(meta["seconds"]))
     if meta.get("status", "complete") != "complete":
         bits.append(str(meta["status"]).upper())
+    mark = stale_mark(meta)
+    if mark:
+        bits.append(mark)
     return " · ".join(bits)
+
+
+def stale_mark(meta: dict) -> str:
+    """'STALE (commit 4bea8ad)', 'UNTRACEABLE (dirty tree)' or '' for a run made by the checkout's kernels."""
+    from .. import provenance
+
+    state, why = provenance.status(meta)
+    if state == provenance.CURRENT:
+        return "ALLOW-DIRTY" if (meta.get("provenance") or {}).get("allow_dirty") else ""
+    commit = str((meta.get("provenance") or {}).get("commit") or meta.get("git_commit") or "?")[:7]
+    if state == provenance.STALE:
+        return f"STALE: older kernels (commit {commit})"
+    return f"STALE: code unknown ({why})"

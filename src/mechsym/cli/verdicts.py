@@ -43,12 +43,14 @@ def _verdicts_text(out) -> list[str]:
             lines.append("")
         title = post_title(str(rows["post"].iloc[0])) if "post" in rows else ""
         lines.append(f"{nb}" + (f" · {title}" if title else ""))
-        judged = rows[rows["run"].astype(str) != ""][["machine", "run"]].drop_duplicates()
+        judged = rows[rows["run"].astype(str) != ""][["machine", "run", "code"]].drop_duplicates(["machine", "run"])
         for _, r in judged.iterrows():
             preset = str(r["run"]).split("-")[1] if str(r["run"]).count("-") >= 2 else "?"
             whose = "this machine" if r["machine"] == here else "another machine"
+            code = str(r.get("code") or "")
+            stale = f"; STALE ({code}): its verdicts judge older code" if code and code != "current" else ""
             lines += wrap_lines(f"judged: run {r['run']} (preset {preset}, {when_text({'run_id': r['run']})}) of "
-                                f"{r['machine']} ({whose})", width, "  ", "  ")
+                                f"{r['machine']} ({whose}){stale}", width, "  ", "  ")
         if judged.empty:
             lines.append("  judged: no stored run")
         for cid, claim in rows.groupby("id", sort=False):
