@@ -74,6 +74,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="seconds before a fork is killed, at most 86400 (default: the preset's)")
     r.add_argument("--only", default=None, action=_Once,
                    help="keep matching cells only, e.g. 'variant=reentrant,atomic;grid=main'")
+    r.add_argument("--protocol", default=None, action=_Once,
+                   help="lab (default: the kernels) | jmh (JMH benchmarks, for experiments that have them)")
     r.add_argument("--no-progress", action=_OnceFlag, help="no progress bar")
     r.add_argument("--dry-run", action=_OnceFlag, help="print the cells and commands, run nothing")
     s = sub.add_parser("show", help="per-cell medians and ranges of one stored run of an experiment")
@@ -109,8 +111,8 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-RUN_OPTIONS = {"--preset", "--jdk", "--threads", "--cpus", "--jvm-flags", "--timeout", "--only", "--no-progress",
-               "--dry-run", "-h", "--help"}
+RUN_OPTIONS = {"--preset", "--jdk", "--threads", "--cpus", "--jvm-flags", "--timeout", "--only", "--protocol",
+               "--no-progress", "--dry-run", "-h", "--help"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,7 +163,7 @@ def _dispatch(args) -> int:
             raise MechsymError(f"--jvm-flags {args.jvm_flags!r}: {e} (quote a flag with spaces as "
                                "--jvm-flags=\"-Dname='a b'\")") from e
         overrides = dict(threads=args.threads, cpus=args.cpus, jvm_flags=flags,
-                         timeout=args.timeout, only=args.only)
+                         timeout=args.timeout, only=args.only, protocol=args.protocol)
         if args.dry_run:
             cells = sweep.plan(module, args.preset, jdks, **overrides)
             for c in cells:
