@@ -200,9 +200,9 @@ def _is_group_member(name: str, metric: dict, primary: dict) -> bool:
 def rows(results: list[dict]) -> pd.DataFrame:
     """JMH's JSON results as long rows: one per benchmark, parameter set, fork, measured iteration and metric.
 
-    Columns: benchmark (the full method name), method (the method, or group:member for a group's members), each
-    @Param, threads, mode, fork, iteration, warmup (False: JMH's JSON has no warm-up), metric (the primary's from
-    MODE_METRICS, a group member's the same with method group:member, a profiler's its JMH label), value, unit,
+    Columns: benchmark (the full method name), jmh_method (the method or group, group:member for a group's
+    members), each @Param by its own name (the kernels' names: lock, layout, method, variant...), threads, mode, fork, iteration, warmup (False: JMH's JSON has no warm-up), metric (the primary's from
+    MODE_METRICS, a group member's the same with jmh_method group:member, a profiler's its JMH label), value, unit,
     jmh_version, jdk_version, vm_version, jvm_args, protocol ("jmh"). Values JMH could not compute (NaN) have no
     row. MechsymError (one line) when a result is not what JMH writes."""
     if not isinstance(results, list):
@@ -237,12 +237,12 @@ def rows(results: list[dict]) -> pd.DataFrame:
                     v = float(v) if v is not None else math.nan
                     if not math.isfinite(v):
                         continue
-                    out.append({**base, "method": method, "fork": fork, "iteration": warmups + k, "warmup": False,
+                    out.append({**base, "jmh_method": method, "fork": fork, "iteration": warmups + k, "warmup": False,
                                 "metric": metric, "value": v, "unit": m.get("scoreUnit", ""), "protocol": PROTOCOL})
     if not out:
         raise MechsymError("JMH result: no measured value in it")
     df = pd.DataFrame(out)
-    front = ["benchmark", "method"]
+    front = ["benchmark", "jmh_method"]
     back = ["threads", "mode", "fork", "iteration", "warmup", "metric", "value", "unit", "jmh_version",
             "jdk_version", "vm_version", "jvm_args", "protocol"]
     return df[front + [c for c in df.columns if c not in front + back] + back]
@@ -250,17 +250,19 @@ def rows(results: list[dict]) -> pd.DataFrame:
 
 def tidy(results: list[dict], experiment: str) -> pd.DataFrame:
     """rows() as a stored run's rows outside a sweep: experiment, variant (the benchmark's class.method and its
-    @Param values), ..., status "ok"."""
+    @Param values, which replaces a @Param named variant), ..., status "ok"."""
     df = rows(results)
-    params = [c for c in df.columns if c not in ("benchmark", "method", "threads", "mode", "fork", "iteration",
+    params = [c for c in df.columns if c not in ("benchmark", "jmh_method", "threads", "mode", "fork", "iteration",
                                                    "warmup", "metric", "value", "unit", "jmh_version", "jdk_version",
                                                    "vm_version", "jvm_args", "protocol")]
 
     def variant(r) -> str:
         cls = r["benchmark"].rsplit(".", 2)[-2]
         bits = [f"{p}={r[p]}" for p in params if isinstance(r[p], str) or pd.notna(r[p])]
-        return " ".join([f"{cls}.{r['method']}", *bits])
-    df.insert(0, "variant", df.apply(variant, axis=1))
+        return " ".join([f"{cls}.{r['jmh_method']}", *bits])
+    names = df.apply(variant, axis=1)
+    df = df.drop(columns=["variant"], errors="ignore")
+    df.insert(0, "variant", names)
     df.insert(0, "experiment", experiment)
     df["status"] = "ok"
     return df
