@@ -187,3 +187,43 @@ def _run_all(java: str) -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         result = Path(tmp) / "all.json"
         return jmh.run(jmh.command(java, r"^mechsym\.jmh\.", result, jmh.preset("smoke")), result, timeout=120)
+
+
+# ---------------------------------------------------------------- post | lab | JMH
+
+def _runs(results_dir):
+    """A lab run (variants a, b, c; 5 forks x 3 iterations, the first iteration slower) and a JMH run (a at the
+    lab's rate, b at half of it, no c), one cell each per variant, threads 1, JDK 17."""
+    meta = {"preset": "standard", "machine": {"machine_id": "m1"}, "status": "complete"}
+    lab = pd.DataFrame([{"experiment": "demo", "variant": v, "threads": 1, "jdk": 17, "fork": f, "iteration": i,
+                         "warmup": False, "metric": "throughput", "value": (50.0 if i == 0 else rate) + f,
+                         "unit": "ops/s", "status": "ok", "note": ""}
+                        for v, rate in (("a", 100.0), ("b", 100.0), ("c", 10.0)) for f in range(5) for i in range(3)])
+    jmh_rows = pd.DataFrame([{"experiment": "demo", "variant": v, "threads": 1, "jdk": 17, "jmh_method": method,
+                              "fork": f, "iteration": 5 + i, "warmup": False, "metric": "throughput",
+                              "value": rate + f, "unit": "ops/s", "protocol": "jmh", "status": "ok", "note": ""}
+                             for v, rate in (("a", 100.0), ("b", 50.0)) for method in ("increment", "increment:x")
+                             for f in range(5) for i in range(2)])
+    store.save("demo", lab, {**meta, "run_id": "20260101T000000Z-standard-aaaaaa"}, machine="m1")
+    store.save("demo", jmh_rows, {**meta, "run_id": "20260102T000000Z-standard-bbbbbb",
+                                  "overrides": {"protocol": "jmh"}}, machine="m1")
+
+
+def test_side_by_side_sets_post_lab_and_jmh_per_cell_with_the_ratios_reading(results_dir):
+    _runs(results_dir)
+    t = jmh.side_by_side("demo", ["variant", "threads", "jdk"], machine="m1").set_index("variant")
+    assert t.loc["a", "post"] == 52.0 and t.loc["a", "lab"] == 102.0 and t.loc["a", "JMH"] == 102.0
+    assert t.loc["a", "lab forks"] == 5 and t.loc["a", "JMH forks"] == 5  # the group member's rows left out
+    assert t.loc["a", "lab/JMH"] == 1.0 and t.loc["a", "reading"] == "comparable"
+    assert t.loc["b", "lab/JMH"] == pytest.approx(102 / 52) and t.loc["b", "reading"] == "differ"
+    assert t.loc["b", "low"] > 1.1
+    assert t.loc["c", "reading"] == "no JMH cell" and math.isnan(t.loc["c", "lab/JMH"])
+
+
+def test_side_by_side_without_a_jmh_run_says_how_to_make_one(results_dir):
+    store.save("demo", pd.DataFrame({"experiment": "demo", "variant": "a", "fork": 0, "iteration": [0], "warmup": False,
+                                     "metric": "throughput", "value": 1.0, "unit": "ops/s", "status": "ok",
+                                     "note": ""}),
+               {"preset": "standard", "machine": {"machine_id": "m1"}, "status": "complete"}, machine="m1")
+    with pytest.raises(MechsymError, match=r"demo: no stored JMH run \(run `mechsym run demo --protocol jmh`\)"):
+        jmh.side_by_side("demo", ["variant"], machine="m1")

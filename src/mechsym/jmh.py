@@ -346,3 +346,71 @@ def experiments_with_cells() -> list[str]:
         if getattr(m, "jmh_cells", None) or getattr(getattr(m, "sweep", None), "jmh_cells", None):
             out.append(name)
     return out
+
+
+# ---------------------------------------------------------------- post | lab | JMH, side by side
+
+#: lab/JMH inside this band (the whole interval): the two harnesses agree; wholly outside it: they differ.
+BAND = (0.9, 1.1)
+
+
+def side_by_side(experiment: str, keys: list[str], metric: str = "throughput", machine: str | None = None,
+                 root: Path | None = None, preset: str | None = None, where: dict | None = None) -> pd.DataFrame:
+    """Per cell (`keys`, e.g. ["variant", "threads", "jdk"]): the post's protocol, the lab's and JMH's medians over
+    forks of `metric` from the stored runs the notebooks show (the lab's run and the newest JMH run), and lab/JMH
+    with its bootstrap interval over forks (verdicts.estimate) and a reading against BAND: "comparable" (the whole
+    interval inside), "differ" (wholly outside), "inconclusive", or "no JMH cell". `where` keeps matching lab rows
+    only (e.g. {"grid": "main"}). The post's and the lab's values are the same forks reduced as analysis.POST
+    (the first measured iteration) and analysis.LAB (their median); rows with a `protocol` column of "post" or
+    "lab" are taken for that protocol only. JMH's are its benchmark method's (not a group member's) iterations."""
+    from . import analysis, store
+    from .verdicts import estimate
+
+    lab = store.load(experiment, machine, root=root, preset=preset)
+    jmh_rows = store.load(experiment, machine, root=root, preset=preset, protocol=PROTOCOL)
+    if lab.empty:
+        raise MechsymError(f"{experiment}: no stored lab run to set beside JMH (run `mechsym run {experiment}`)")
+    if jmh_rows.empty:
+        raise MechsymError(f"{experiment}: no stored JMH run (run `mechsym run {experiment} --protocol jmh`)")
+    lab = analysis.measured(lab, metric)
+    for k, v in (where or {}).items():
+        lab = lab[lab[k].astype(str) == str(v)] if k in lab else lab.iloc[0:0]
+    jmh_rows = analysis.measured(jmh_rows, metric)
+    if "jmh_method" in jmh_rows:
+        jmh_rows = jmh_rows[~jmh_rows["jmh_method"].astype(str).str.contains(":")]
+    missing = [k for k in keys if k not in lab or k not in jmh_rows]
+    if missing:
+        raise MechsymError(f"side by side: key columns {', '.join(missing)} are not in both the lab's and JMH's rows")
+
+    def of(rows, protocol_name):
+        if "protocol" in rows and rows["protocol"].isin(["post", "lab"]).any():
+            rows = rows[rows["protocol"] == protocol_name]
+        return rows
+    post = analysis.per_fork(of(lab, "post"), analysis.POST, by=keys)
+    lab_f = analysis.per_fork(of(lab, "lab"), analysis.LAB, by=keys)
+    jmh_f = analysis.per_fork(jmh_rows, analysis.LAB, by=keys)
+    out = []
+    for cell, group in lab_f.groupby(keys, sort=False, dropna=False):
+        cell = cell if isinstance(cell, tuple) else (cell,)
+        match = dict(zip(keys, cell))
+
+        def values(frame):
+            sel = frame
+            for k, v in match.items():
+                sel = sel[sel[k].astype(str) == str(v)]
+            return sel["value"].dropna().to_numpy(dtype=float)
+        lab_v, jmh_v, post_v = group["value"].dropna().to_numpy(dtype=float), values(jmh_f), values(post)
+        est = estimate(lambda a, b: a / b, lab_v, jmh_v) if len(jmh_v) else None
+        if est is None:
+            reading = "no JMH cell"
+        elif BAND[0] <= est.low and est.high <= BAND[1]:
+            reading = "comparable"
+        elif est.high < BAND[0] or est.low > BAND[1]:
+            reading = "differ"
+        else:
+            reading = "inconclusive"
+        out.append({**match, "post": analysis.median_of(post_v), "lab": analysis.median_of(lab_v),
+                    "lab forks": len(lab_v), "JMH": analysis.median_of(jmh_v), "JMH forks": len(jmh_v),
+                    "lab/JMH": est.value if est else math.nan, "low": est.low if est else math.nan,
+                    "high": est.high if est else math.nan, "reading": reading})
+    return pd.DataFrame(out)
