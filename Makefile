@@ -1,4 +1,4 @@
-# mechsym-lab. `make` builds the kernels (build/mechsym.jar, build/c/*) and the
+# mechsym-lab. `make` builds the kernels (build/mechsym.jar, build/c/*), the JMH benchmarks (build/jmh.jar) and the
 # Python environment (.venv, from the pinned versions in requirements.lock);
 # `make test` runs the test suite at smoke size. A second `make` with nothing
 # changed does nothing. `make lock` refreshes requirements.lock.
@@ -20,12 +20,13 @@ LAB_IP   ?= 127.0.0.1
 LAB_PORT ?= 8888
 
 JAVA_SRCS := $(shell find java-src -name '*.java' 2>/dev/null)
+JMH_SRCS  := $(shell find jmh-src -name '*.java' 2>/dev/null)
 C_SRCS    := $(wildcard c-src/*.c)
 C_BINS    := $(patsubst c-src/%.c,build/c/%,$(C_SRCS))
 NB_SRCS   := $(wildcard notebooks/src/*.py)
 NB_IPYNB  := $(patsubst notebooks/src/%.py,notebooks/%.ipynb,$(NB_SRCS))
 
-.PHONY: all jar c venv lock notebooks test lab reports refresh clean
+.PHONY: all jar jmh c venv lock notebooks test lab reports refresh clean
 
 # The tools a build needs, checked before anything runs: one line saying what to install.
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
@@ -40,13 +41,21 @@ $(error $(PYTHON) is older than 3.10: install Python >= 3.10, or run make PYTHON
 endif
 endif
 
-all: jar c venv
+all: jar jmh c venv
 
-# Third-party jars (JOL, JCTools, HdrHistogram) from Maven Central, listed in pom.xml.
+# Third-party jars from Maven Central, listed in pom.xml: the kernels' (JOL, JCTools, Disruptor, HdrHistogram) into
+# build/lib; JMH's (provided scope: jmh-core, its annotation processor and their dependencies) into build/jmh-lib,
+# apart, so that the kernels' javac never finds the annotation processor on its class path.
 build/lib/.stamp: pom.xml
 	@command -v $(MVN) >/dev/null 2>&1 || { echo "make: mvn not found: install Maven (Debian: apt-get install maven) to fetch the kernels' jars"; exit 1; }
 	@mkdir -p build/lib
-	$(MVN) -q -B -Dstyle.color=never dependency:copy-dependencies -DoutputDirectory=build/lib
+	$(MVN) -q -B -Dstyle.color=never dependency:copy-dependencies -DoutputDirectory=build/lib -DexcludeScope=provided
+	@touch $@
+
+build/jmh-lib/.stamp: pom.xml
+	@command -v $(MVN) >/dev/null 2>&1 || { echo "make: mvn not found: install Maven (Debian: apt-get install maven) to fetch JMH"; exit 1; }
+	@rm -rf build/jmh-lib && mkdir -p build/jmh-lib
+	$(MVN) -q -B -Dstyle.color=never dependency:copy-dependencies -DoutputDirectory=build/jmh-lib -DincludeScope=provided
 	@touch $@
 
 jar: build/mechsym.jar
@@ -54,6 +63,16 @@ build/mechsym.jar: $(JAVA_SRCS) build/lib/.stamp
 	@rm -rf build/classes && mkdir -p build/classes
 	$(JAVAC) --release 17 -Xlint:all,-options,-processing,-removal,-serial -d build/classes -cp 'build/lib/*' $(JAVA_SRCS)
 	$(JAR) cf $@ -C build/classes .
+
+# The JMH benchmarks (jmh-src/mechsym/jmh/): javac runs JMH's annotation processor, which writes the generated
+# harness classes and META-INF/BenchmarkList beside the benchmarks' own classes. No uber-jar: they run as
+# java -cp build/jmh.jar:build/jmh-lib/*:build/lib/* org.openjdk.jmh.Main (src/mechsym/jmh.py builds that line).
+jmh: build/jmh.jar
+build/jmh.jar: $(JMH_SRCS) build/jmh-lib/.stamp build/lib/.stamp
+	@rm -rf build/jmh-classes && mkdir -p build/jmh-classes
+	$(JAVAC) --release 17 -Xlint:all,-options,-processing,-serial -d build/jmh-classes \
+	    -cp 'build/jmh-lib/*:build/lib/*' -processor org.openjdk.jmh.generators.BenchmarkProcessor $(JMH_SRCS)
+	$(JAR) cf $@ -C build/jmh-classes .
 
 c: $(C_BINS)
 build/c/%: c-src/%.c $(wildcard c-src/*.h)

@@ -175,9 +175,9 @@ def _all_experiment_text(tree, experiment: str) -> str:
 
 
 def _java_files(tree) -> dict[str, str]:
-    """{fully qualified class name: path} of every Java source under java-src/."""
+    """{fully qualified class name: path} of every Java source under java-src/ (kernels) and jmh-src/ (benchmarks)."""
     out = {}
-    for p in tree.files("java-src"):
+    for p in tree.files("java-src") + tree.files("jmh-src"):
         if p.endswith(".java"):
             parts = PurePosixPath(p).with_suffix("").parts[1:]
             out[".".join(parts)] = p

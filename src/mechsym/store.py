@@ -318,11 +318,14 @@ def _pick(mine: list[dict], preset: str | None) -> dict:
 
 
 def chosen_runs(experiment: str, machine: str | None = None, root: Path | None = None, preset: str | None = None,
-                latest: bool = True, include_incomplete: bool = False) -> list[dict]:
+                latest: bool = True, include_incomplete: bool = False, protocol: str = "lab") -> list[dict]:
     """The runs load() shows: per machine the newest current run of `preset`, or of the most thorough preset stored
-    (full > standard > smoke), else the newest stale one (_pick); every run when latest=False. A run whose CSV does not match its JSON is never
-    chosen: a warning names it, and when nothing else is left it is the error (MechsymError, one line)."""
+    (full > standard > smoke), else the newest stale one (_pick); every run when latest=False. A run whose CSV does
+    not match its JSON is never chosen: a warning names it, and when nothing else is left it is the error
+    (MechsymError, one line). protocol "jmh": the runs of `mechsym run --protocol jmh` instead, which never stand in
+    for the lab's own."""
     metas, skipped = scan(experiment, machine, root, include_incomplete)
+    metas = [m for m in metas if ((m.get("overrides") or {}).get("protocol") == "jmh") == (protocol == "jmh")]
     if preset:
         metas = [m for m in metas if m.get("preset") == preset]
     if latest and metas:
@@ -335,13 +338,14 @@ def chosen_runs(experiment: str, machine: str | None = None, root: Path | None =
 
 
 def load(experiment: str, machine: str | None = None, root: Path | None = None,
-         preset: str | None = None, latest: bool = True, include_incomplete: bool = False) -> pd.DataFrame:
+         preset: str | None = None, latest: bool = True, include_incomplete: bool = False,
+         protocol: str = "lab") -> pd.DataFrame:
     """Stored rows of an experiment as one DataFrame (empty when none): the rows of chosen_runs().
 
     latest=True keeps, per machine, only the newest run of the chosen preset
     (or of the newest preset stored when none is given). Runs whose CSV does not match their JSON are never
     shown: a warning names each; when nothing else is left, the first is the error."""
-    metas = chosen_runs(experiment, machine, root, preset, latest, include_incomplete)
+    metas = chosen_runs(experiment, machine, root, preset, latest, include_incomplete, protocol)
     frames = []
     for meta in metas:
         path = Path(meta["_csv"])

@@ -206,20 +206,26 @@ def select_cells(cells: list[Cell], only: str) -> list[Cell]:
 
 
 def plan(module, preset: str, jdks: list[Jdk] | None = None, topo: Topology | None = None,
-         threads=None, cpus=None, jvm_flags=(), timeout: float | None = None, only=None) -> list[Cell]:
+         threads=None, cpus=None, jvm_flags=(), timeout: float | None = None, only=None,
+         protocol: str | None = None) -> list[Cell]:
     """The cells of a sweep, with unavailable flags and placements already marked.
 
     Overrides (from the command line): threads replaces the thread counts of
     cells that have a `threads` parameter; cpus runs every cell under
     `taskset -c CPUS`; jvm_flags are added to every Java cell (each JDK must
-    take them); timeout replaces every cell's timeout (seconds)."""
+    take them); timeout replaces every cell's timeout (seconds); protocol "jmh" takes the experiment's JMH
+    benchmark cells instead of its kernels' (mechsym.jmh)."""
     check_preset(preset)
     if timeout is not None:
         timeout = check_timeout(timeout)
     jvm_flags = check_jvm_flags(jvm_flags or ())
     topo = topo or read_topology()
     jdks = jdks if jdks is not None else select(None)
-    cells = module.cells(preset, topo, jdks)
+    if protocol in (None, "lab"):
+        cells = module.cells(preset, topo, jdks)
+    else:
+        from . import jmh
+        cells = jmh.cells(module, protocol, preset, topo, jdks)
     if only:
         cells = select_cells(cells, only)
     if threads is not None:

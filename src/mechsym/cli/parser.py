@@ -67,6 +67,8 @@ def parser() -> argparse.ArgumentParser:
                    help="seconds before a fork is killed, at most 86400 (default: the preset's)")
     r.add_argument("--only", default=None, action=_Once,
                    help="keep matching cells only, e.g. 'variant=reentrant,atomic;grid=main'")
+    r.add_argument("--protocol", default=None, action=_Once,
+                   help="lab (default: the kernels) | jmh (JMH benchmarks, for experiments that have them)")
     r.add_argument("--no-progress", action=_OnceFlag, help="no progress bar")
     r.add_argument("--dry-run", action=_OnceFlag, help="print the cells and commands, run nothing")
     r.add_argument("--allow-dirty", action=_OnceFlag,
@@ -108,5 +110,6 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-RUN_OPTIONS = {"--preset", "--jdk", "--threads", "--cpus", "--jvm-flags", "--timeout", "--only", "--no-progress",
+RUN_OPTIONS = {"--preset", "--jdk", "--threads", "--cpus", "--jvm-flags", "--timeout", "--only", "--protocol",
+               "--allow-dirty", "--no-progress",
                "--dry-run", "-h", "--help"}

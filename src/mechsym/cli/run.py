@@ -25,7 +25,7 @@ def command(args) -> int:
         raise MechsymError(f"--jvm-flags {args.jvm_flags!r}: {e} (quote a flag with spaces as "
                            "--jvm-flags=\"-Dname='a b'\")") from e
     overrides = dict(threads=args.threads, cpus=args.cpus, jvm_flags=flags,
-                     timeout=args.timeout, only=args.only)
+                     timeout=args.timeout, only=args.only, protocol=args.protocol)
     if args.dry_run:
         cells = sweep.plan(module, args.preset, jdks, **overrides)
         for c in cells:

@@ -82,3 +82,13 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
             for workers, coarsening, _ in HARNESS[1:]:   # the first is the main grid's cell
                 out.append(cell(variant, jdk, 1, "short", workers, coarsening, "why"))
     return out
+
+
+JMH_BENCHMARK = "mechsym.jmh.Locks.increment"
+
+
+def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
+    """`--protocol jmh`: every variant at 1 and 2 threads as the JMH benchmark, its JVM flags on the forks."""
+    from ...jmh import cell
+    return [cell(v, JMH_BENCHMARK, {"lock": VARIANTS[v][0]}, jdk, preset, threads=t, flags=VARIANTS[v][1])
+            for jdk in (jdks[:1] if preset == "smoke" else jdks) for v in PRESETS[preset]["variants"] for t in (1, 2)]
