@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 import mechsym.common.Args;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
 
@@ -104,8 +105,7 @@ public final class AtomicIncrement {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"protocol=post", "variant=atomic-increment", "threads=1", "count=" + POST_COUNT,
-                             "runs=1", "warmup-runs=0"};
+        return Defaults.of(AtomicIncrement::run);
     }
 
     public static String[] variants() {

@@ -12,6 +12,7 @@ import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
@@ -114,8 +115,7 @@ public final class LockedSignalling {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"protocol=lab", "iterations=1000000", "runs=5", "warmup-runs=1", "pin=",
-                             "sample-every=100", "max-ms=600000"};
+        return Defaults.of(LockedSignalling::run);
     }
 
     public static String[] protocols() {
@@ -145,7 +145,7 @@ public final class LockedSignalling {
         final Csv csv = new Csv("pinning");
         final List<String> extra = List.of(Affinity.pinning(pin));
         final boolean skip = inject.equals("skip");
-        final VolatilePingPong.Result[] results = post
+        final RunResult[] results = post
             ? measurePost(iterations, warmupRuns + runs, pin, maxMs, skip)
             : measure(iterations, warmupRuns + runs, pin, sampleEvery, maxMs, skip);
         for (int i = 0; i < results.length; i++) {
@@ -163,18 +163,18 @@ public final class LockedSignalling {
      * {@link CheckFailed} when a run's values did not end at
      * {@code iterations - 1} or the run stalled with the echo out of step.
      */
-    public static VolatilePingPong.Result[] measurePost(final long iterations, final int runs, final int[] pin,
+    public static RunResult[] measurePost(final long iterations, final int runs, final int[] pin,
                                                         final long maxMs, final boolean skip)
             throws InterruptedException {
         Affinity.checkPin("pin", pin, 2, "sender thread, echo thread");
-        final VolatilePingPong.Result[] results = new VolatilePingPong.Result[runs];
+        final RunResult[] results = new RunResult[runs];
         for (int r = 0; r < runs; r++) {
             results[r] = postRun(r, iterations, pin, maxMs, skip && r == 0);
         }
         return results;
     }
 
-    private static VolatilePingPong.Result postRun(final int run, final long iterations, final int[] pin,
+    private static RunResult postRun(final int run, final long iterations, final int[] pin,
                                                    final long maxMs, final boolean skip) throws InterruptedException {
         LOCK.lock();
         try {
@@ -217,7 +217,7 @@ public final class LockedSignalling {
         failure.rethrow("signalling thread");
         CheckFailed.require(sendValue == iterations - 1 && echoValue == iterations - 1, "run " + run + ": sendValue="
             + sendValue + ", echoValue=" + echoValue + " after " + iterations + " exchanges");
-        final VolatilePingPong.Result result = new VolatilePingPong.Result(iterations, 0);
+        final RunResult result = new RunResult(iterations, 0);
         result.duration = duration;
         result.exchanges = iterations;
         return result;
@@ -331,22 +331,22 @@ public final class LockedSignalling {
      * Throws {@link CheckFailed} when a value was not echoed exactly and in
      * order. Public so that the Python bench can call it in process (JPype).
      */
-    public static VolatilePingPong.Result[] measure(final long iterations, final int runs, final int[] pin,
+    public static RunResult[] measure(final long iterations, final int runs, final int[] pin,
                                                     final long sampleEvery) throws InterruptedException {
         return measure(iterations, runs, pin, sampleEvery, 600_000L, false);
     }
 
     /** As above; with {@code skip} the echo thread of the first run echoes a wrong value once (for the tests). */
-    public static VolatilePingPong.Result[] measure(final long iterations, final int runs, final int[] pin,
+    public static RunResult[] measure(final long iterations, final int runs, final int[] pin,
                                                     final long sampleEvery, final long maxMs, final boolean skip)
             throws InterruptedException {
         if (iterations < 1) {
             throw new BadArgument("--iterations=" + iterations + ": must be at least 1");
         }
         Affinity.checkPin("pin", pin, 2, "sender thread, echo thread");
-        final VolatilePingPong.Result[] results = new VolatilePingPong.Result[runs];
+        final RunResult[] results = new RunResult[runs];
         for (int r = 0; r < runs; r++) {
-            results[r] = new VolatilePingPong.Result(iterations, sampleEvery);
+            results[r] = new RunResult(iterations, sampleEvery);
         }
         final String[] bad = new String[2];
         final CyclicBarrier start = new CyclicBarrier(2, () -> {
@@ -412,7 +412,7 @@ public final class LockedSignalling {
     }
 
     /** The sending side of one lab run; returns a description of an ordering fault, or null. */
-    private static String send(final VolatilePingPong.Result result, final long sampleEvery)
+    private static String send(final RunResult result, final long sampleEvery)
             throws InterruptedException {
         final long iterations = result.iterations;
         final RoundTrips samples = result.roundTrips;

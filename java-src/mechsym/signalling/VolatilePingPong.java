@@ -12,6 +12,7 @@ import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
@@ -159,8 +160,7 @@ public final class VolatilePingPong {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"protocol=lab", "iterations=50000000", "runs=5", "warmup-runs=2", "wait=spin", "pin=",
-                             "sample-every=1000", "max-ms=20000"};
+        return Defaults.of(VolatilePingPong::run);
     }
 
     public static String[] waits() {
@@ -200,8 +200,8 @@ public final class VolatilePingPong {
         final Csv csv = new Csv("pinning");
         final List<String> extra = List.of(Affinity.pinning(pin));
         final boolean skip = inject.equals("skip");
-        final Result[] results = post
-            ? new Result[] {measurePost(iterations, pin, maxMs, skip)}
+        final RunResult[] results = post
+            ? new RunResult[] {measurePost(iterations, pin, maxMs, skip)}
             : measure(iterations, warmupRuns + runs, wait, pin, sampleEvery, maxMs, skip);
         for (int i = 0; i < results.length; i++) {
             results[i].emit(csv, extra, i, i < warmupRuns);
@@ -221,35 +221,6 @@ public final class VolatilePingPong {
         }
     }
 
-    /** One run's numbers. */
-    public static final class Result {
-        public final long iterations;
-        public long exchanges;
-        public long duration;
-        public boolean deadlineHit;
-        final RoundTrips roundTrips;
-
-        Result(final long iterations, final long sampleEvery) {
-            this.iterations = iterations;
-            this.roundTrips = new RoundTrips(iterations, sampleEvery);
-        }
-
-        public double nsPerOp() {
-            return exchanges == 0 ? Double.NaN : (double) duration / (2.0 * exchanges);
-        }
-
-        void emit(final Csv csv, final List<String> extra, final int iteration, final boolean warmup) {
-            csv.row(extra, iteration, warmup, "duration", duration, "ns");
-            csv.row(extra, iteration, warmup, "exchanges", exchanges, "count");
-            csv.row(extra, iteration, warmup, "deadline_hit", deadlineHit ? 1 : 0, "bool");
-            if (exchanges > 0) {
-                csv.row(extra, iteration, warmup, "ns_per_op", nsPerOp(), "ns/op");
-                csv.row(extra, iteration, warmup, "throughput", 2.0 * exchanges * 1e9 / duration, "ops/s");
-            }
-            roundTrips.emit(csv, extra, iteration, warmup);
-        }
-    }
-
     // ------------------------------------------------------------------ post
 
     /**
@@ -261,7 +232,7 @@ public final class VolatilePingPong {
      * else 1). The calling thread is pinned to {@code pin[0]} for good when
      * pinning is asked for.
      */
-    public static Result measurePost(final long iterations, final int[] pin, final long maxMs, final boolean skip)
+    public static RunResult measurePost(final long iterations, final int[] pin, final long maxMs, final boolean skip)
             throws InterruptedException {
         Affinity.checkPin("pin", pin, 2, "ping thread, pong thread");
         if (!POST_RAN.compareAndSet(false, true)) {
@@ -313,7 +284,7 @@ public final class VolatilePingPong {
         final long v2 = awaitLastEcho(iterations, maxMs);
         CheckFailed.require(v1 == iterations && v2 == iterations,
             "counters s1=" + v1 + ", s2=" + v2 + " after " + iterations + " exchanges");
-        final Result result = new Result(iterations, 0);
+        final RunResult result = new RunResult(iterations, 0);
         result.duration = duration;
         result.exchanges = iterations;
         return result;
@@ -423,7 +394,7 @@ public final class VolatilePingPong {
      * Throws {@link CheckFailed} when any value was lost, repeated or out of
      * order. Public so that the Python bench can call it in process (JPype).
      */
-    public static Result[] measure(final long iterations, final int runs, final String wait, final int[] pin,
+    public static RunResult[] measure(final long iterations, final int runs, final String wait, final int[] pin,
                                    final long sampleEvery, final long maxMs) throws InterruptedException {
         return measure(iterations, runs, wait, pin, sampleEvery, maxMs, false);
     }
@@ -432,7 +403,7 @@ public final class VolatilePingPong {
      * As {@link #measure(long, int, String, int[], long, long)}; with {@code skip} the pong thread of the first
      * run jumps one value (the injected fault, for the tests: the check must catch it).
      */
-    public static Result[] measure(final long iterations, final int runs, final String wait, final int[] pin,
+    public static RunResult[] measure(final long iterations, final int runs, final String wait, final int[] pin,
                                    final long sampleEvery, final long maxMs, final boolean skip)
             throws InterruptedException {
         if (iterations < 1) {
@@ -443,9 +414,9 @@ public final class VolatilePingPong {
         }
         Affinity.checkPin("pin", pin, 2, "ping thread, pong thread");
         final int mode = WAITS.indexOf(wait);
-        final Result[] results = new Result[runs];
+        final RunResult[] results = new RunResult[runs];
         for (int r = 0; r < runs; r++) {
-            results[r] = new Result(iterations, sampleEvery);
+            results[r] = new RunResult(iterations, sampleEvery);
         }
         final long[] pongMismatches = new long[1];
         final String[] orderFailure = new String[1];
@@ -507,7 +478,7 @@ public final class VolatilePingPong {
     }
 
     /** The ping side of one lab run; returns a description of an ordering fault, or null. */
-    private static String pingRun(final Result result, final int mode, final long sampleEvery, final long maxMs) {
+    private static String pingRun(final RunResult result, final int mode, final long sampleEvery, final long maxMs) {
         final long iterations = result.iterations;
         final RoundTrips samples = result.roundTrips;
         samples.reset();

@@ -12,6 +12,7 @@ import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
@@ -137,8 +138,7 @@ public final class CounterCost {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"protocol=lab", "method=plain", "threads=1", "iterations=500000000", "runs=5",
-                             "warmup-runs=2", "pin="};
+        return Defaults.of(CounterCost::run);
     }
 
     public static String[] methods() {

@@ -2,18 +2,12 @@ package mechsym.spsc;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BrokenBarrierException;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import mechsym.common.Args;
 import mechsym.common.BadArgument;
-import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
-import mechsym.common.FirstFailure;
+import mechsym.common.Defaults;
 import mechsym.common.Kernels;
-import mechsym.common.Threads;
 import mechsym.common.VmOptions;
 
 /**
@@ -122,7 +116,7 @@ import mechsym.common.VmOptions;
  * thread that cannot be pinned at run time (taskset refused; the CPU ids
  * themselves are checked up front) is an error of the run, exit code 1.
  *
- * <p>Test-only fault injection: {@code --fault=duplicate-one} puts the first
+ * <p>Test-only fault injection: {@code --inject=duplicate-one} puts the first
  * value of the first iteration into the queue twice (through a wrapper class
  * that is loaded only then), so the consumer's check must fail: exit code 3,
  * nothing on stdout.
@@ -141,21 +135,20 @@ public final class SpscThroughput {
     public static final List<String> QUEUES = SpscQueue.NAMES;
     private static final String[] HOTSPOT_OPTIONS = {"UseCondCardMark", "CompileThreshold", "TieredCompilation", "UseNUMA"};
     /** Test-only fault injection (see class comment). */
-    public static final List<String> FAULTS = List.of("none", "duplicate-one");
+    public static final List<String> INJECTS = List.of("none", "duplicate-one");
     /** The harnesses ({@code --protocol}): the post's structure, or the lab's (the default). */
     public static final List<String> PROTOCOLS = List.of("lab", "post");
     /** Where {@code --queue-at} may put the queue object: a byte of its cache line an object can start at. */
     public static final List<String> PLACEMENTS = List.of("any", "0", "8", "16", "24", "32", "40", "48", "56");
     /** The one value the post's producer offered, again and again. */
-    private static final Integer POST_VALUE = Integer.valueOf(777);
+    static final Integer POST_VALUE = Integer.valueOf(777);
 
     private SpscThroughput() {
     }
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"queue=O1", "ops=50000000", "iterations=20", "measured=10", "capacity=32768", "pin=",
-                             "protocol=lab"};
+        return Defaults.of(SpscThroughput::run);
     }
 
     public static String[] queues() {
@@ -173,7 +166,7 @@ public final class SpscThroughput {
         final int measured = args.intValue("measured", 10, 1, 100_000);
         final int capacity = args.intValue("capacity", 32 * 1024, 2, 1 << 28);
         final int[] pin = args.cpuPair("pin", "producer, consumer");
-        final boolean duplicateOne = args.choice("fault", "none", FAULTS).equals("duplicate-one");
+        final boolean duplicateOne = args.choice("inject", "none", INJECTS).equals("duplicate-one");
         final String protocol = args.choice("protocol", "lab", PROTOCOLS);
         final String at = args.choice("queue-at", "any", PLACEMENTS);
         args.finish();
@@ -202,8 +195,8 @@ public final class SpscThroughput {
 
         final SpscQueue measuredQueue = duplicateOne ? new DuplicateFirst(queue) : queue;
         final long[] durations = protocol.equals("post")
-            ? measurePost(measuredQueue, ops, iterations, placed, lines, placer)
-            : measure(measuredQueue, capacity, ops, iterations, pin);
+            ? PostHarness.measurePost(measuredQueue, ops, iterations, placed, lines, placer)
+            : LabHarness.measure(measuredQueue, capacity, ops, iterations, pin);
 
         final Csv csv = new Csv("queue", "protocol", "pinning", "producer_cpu", "consumer_cpu", "vm_cond_card_mark",
                                 "vm_compile_threshold", "vm_tiered_compilation", "vm_numa",
@@ -223,204 +216,8 @@ public final class SpscThroughput {
         csv.flush(System.out);
     }
 
-    /** What the producer and consumer threads share for one run. */
-    private static final class Shared {
-        final SpscQueue queue;
-        final Object[] values;
-        final long ops;
-        final long[] start;
-        final long[] end;
-        final FirstFailure failure = new FirstFailure();
-        volatile boolean abort;
-
-        Shared(final SpscQueue queue, final Object[] values, final long ops, final int iterations) {
-            this.queue = queue;
-            this.values = values;
-            this.ops = ops;
-            this.start = new long[iterations];
-            this.end = new long[iterations];
-        }
-
-        /** A failed check: recorded (first one wins) and both threads told to stop. */
-        void fail(final String why) {
-            failure.record(new CheckFailed(why));
-            abort = true;
-        }
-    }
-
-    /**
-     * One run: {@code iterations} x ({@code ops} values through {@code queue}).
-     * Returns the nanoseconds of each iteration; throws {@link CheckFailed} when
-     * a value arrived out of order, twice or not at all. Public so that tests
-     * can call it in process through JPype.
-     */
-    public static long[] measure(final SpscQueue queue, final int capacity, final long ops, final int iterations,
-                                 final int[] pin) throws InterruptedException {
-        final Object[] values = new Object[capacity + 1];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = Long.valueOf(1_000_000L + i);
-        }
-        final Shared s = new Shared(queue, values, ops, iterations);
-        final CyclicBarrier barrier = new CyclicBarrier(2);
-        final Runnable stop = () -> {
-            s.abort = true;
-            release(barrier);
-        };
-        final Thread producer = Threads.worker("spsc-producer", pin.length == 2 ? pin[0] : -1, s.failure,
-                                               () -> body(s, barrier, true), stop);
-        final Thread consumer = Threads.worker("spsc-consumer", pin.length == 2 ? pin[1] : -1, s.failure,
-                                               () -> body(s, barrier, false), stop);
-        Threads.startJoinRethrow(s.failure, "spsc thread", producer, consumer);
-        final long[] durations = new long[iterations];
-        for (int i = 0; i < iterations; i++) {
-            durations[i] = s.end[i] - s.start[i];
-            CheckFailed.require(durations[i] > 0, "iteration " + i + ": non-positive duration " + durations[i] + " ns");
-        }
-        return durations;
-    }
-
-    /** Convenience for in-process callers: a new queue by name, no pinning. */
-    public static long[] measure(final String name, final int capacity, final long ops, final int iterations)
-            throws InterruptedException {
-        return measure(SpscQueue.create(name, capacity), capacity, ops, iterations, new int[0]);
-    }
-
-    /**
-     * The post's harness, its structure as the post's code had it: per
-     * iteration a full GC ({@code System.gc()}, outside the clock), then the
-     * clock starts, a new producer thread is started and offers {@code ops}
-     * times one constant value, while this (the main) thread polls them,
-     * each side calling {@code Thread.yield()} when the queue is full or
-     * empty; the clock stops once the producer has been joined. Nothing is
-     * checked inside the loops: after the clock stops, the last value taken
-     * must be the one offered and the queue must be empty (a value offered
-     * twice is left over; a lost one leaves the consumer waiting, for the
-     * bench's timeout to end the run). Returns the nanoseconds of each
-     * iteration; {@code lines[i]} gets where each of {@code placed} (the queue
-     * and its array) sat in its cache line during iteration i (read after the
-     * GC, before the clock; -1 without JOL).
-     */
-    public static long[] measurePost(final SpscQueue queue, final long ops, final int iterations,
-                                     final Object[] placed, final long[][] lines) throws InterruptedException {
-        return measurePost(queue, ops, iterations, placed, lines, null);
-    }
-
-    /**
-     * As {@link #measurePost(SpscQueue, long, int, Object[], long[][])}; with a {@code placer}, after each
-     * iteration's GC the queue ({@code placed[0]}) is moved, outside the clock, to where the placer puts it.
-     */
-    static long[] measurePost(final SpscQueue queue, final long ops, final int iterations, final Object[] placed,
-                              final long[][] lines, final Placer placer) throws InterruptedException {
-        final int count = postCount(ops);
-        final long[] durations = new long[iterations];
-        final FirstFailure failure = new FirstFailure();
-        for (int i = 0; i < iterations; i++) {
-            System.gc();
-            if (placer != null) {
-                placer.settle(placed[0], i);
-            }
-            lines[i] = lineOffsets(placed);
-            final long start = System.nanoTime();
-            final Thread producer = new Thread(new PostProducer(queue, count), "spsc-producer");
-            producer.setUncaughtExceptionHandler((t, e) -> failure.record(e));
-            producer.start();
-            final Object last = consumePost(queue, count);
-            producer.join();
-            durations[i] = System.nanoTime() - start;
-            failure.rethrow("spsc producer");
-            CheckFailed.require(last == POST_VALUE, "iteration " + i + ": the last value taken was " + last
-                                + ", not the one offered");
-            CheckFailed.require(queue.poll() == null, "iteration " + i + ": the queue still held a value after all "
-                                + ops + " were taken");
-            CheckFailed.require(durations[i] > 0, "iteration " + i + ": non-positive duration " + durations[i] + " ns");
-        }
-        return durations;
-    }
-
-    /**
-     * Puts the queue at one byte of its cache line for the post harness
-     * ({@code --queue-at}), without building it again: a full GC slides live
-     * objects down in allocation order, so an object's place after it is the
-     * size of what lives before it. Sixteen small live spacers (twelve
-     * {@code long[0]}, four {@code long[1]}: 16 and 24 bytes with compressed
-     * class pointers) are allocated and the heap collected before the queue
-     * is built, so that the queue is built above them (allocated just before
-     * it, without that GC, they were not always below it on a loaded
-     * machine); after a GC that leaves the queue elsewhere, the smallest set
-     * of them that slides it to the byte asked for is let go and the heap
-     * collected again. The queue is built once, as in the post's code, so
-     * its counters keep the distances they have without placement (their
-     * class data between {@code head} and {@code tailCache}, say). The GC
-     * before an iteration can move it further down (something that lived
-     * before it died), so the place is settled after each one, outside the
-     * clock. The array is not placed: it starts 3,096 bytes after the queue
-     * here, where the post's code has it right after {@code headCache} (696
-     * bytes), and {@code buffer_line_offset} records where it starts.
-     */
-    static final class Placer {
-        private static final int TRIES = 6;
-        private final int at;
-        private final Object[] small = new Object[12];   // long[0] spacers
-        private final Object[] large = new Object[4];    // long[1] spacers
-        private int smallLeft = small.length;            // the live ones are small[0 .. smallLeft)
-        private int largeLeft = large.length;
-        private final long smallBytes;
-        private final long largeBytes;
-
-        Placer(final int at) {
-            this.at = at;
-            if (Addresses.vm() == null) {
-                throw new IllegalStateException("--queue-at=" + at + ": JOL cannot read addresses on this JVM, so the "
-                                                + "queue cannot be placed");
-            }
-            for (int k = 0; k < small.length; k++) {
-                small[k] = new long[0];
-            }
-            for (int k = 0; k < large.length; k++) {
-                large[k] = new long[1];
-            }
-            smallBytes = Addresses.vm().sizeOf(small[0]);
-            largeBytes = Addresses.vm().sizeOf(large[0]);
-            System.gc();   // the spacers slide to the end of what lives; the queue is then built above them
-        }
-
-        /** After a full GC: slides {@code queue} to byte {@code at} of its line; else IllegalStateException. */
-        void settle(final Object queue, final int iteration) {
-            long off = Addresses.lineOffset(queue);
-            for (int t = 0; off != at; t++) {
-                final long slide = (off - at) & 63;
-                int bestSmall = -1;
-                int bestLarge = -1;
-                for (int a = 0; a <= smallLeft; a++) {
-                    for (int b = 0; b <= largeLeft; b++) {
-                        final long bytes = smallBytes * a + largeBytes * b;
-                        if (bytes > 0 && (bytes & 63) == slide
-                            && (bestSmall < 0 || bytes < smallBytes * bestSmall + largeBytes * bestLarge)) {
-                            bestSmall = a;
-                            bestLarge = b;
-                        }
-                    }
-                }
-                if (t == TRIES || bestSmall < 0) {
-                    throw new IllegalStateException("--queue-at=" + at + ": iteration " + iteration + ": the queue is "
-                                                    + "still at byte " + off + " of its cache line after " + t
-                                                    + " full GCs (spacers left: " + smallLeft + " of " + smallBytes
-                                                    + " bytes, " + largeLeft + " of " + largeBytes + ")");
-                }
-                for (int k = 0; k < bestSmall; k++) {
-                    small[--smallLeft] = null;
-                }
-                for (int k = 0; k < bestLarge; k++) {
-                    large[--largeLeft] = null;
-                }
-                System.gc();
-                off = Addresses.lineOffset(queue);
-            }
-        }
-    }
-
     /** Where each object sits in its cache line (byte 0-63; -1 without JOL). */
-    private static long[] lineOffsets(final Object[] objects) {
+    static long[] lineOffsets(final Object[] objects) {
         final long[] out = new long[objects.length];
         for (int k = 0; k < objects.length; k++) {
             out[k] = Addresses.lineOffset(objects[k]);
@@ -429,7 +226,7 @@ public final class SpscThroughput {
     }
 
     /** {@code --ops} as the post harness counts it: an {@code int}, as the post's code did; else BadArgument. */
-    private static int postCount(final long ops) {
+    static int postCount(final long ops) {
         if (ops > Integer.MAX_VALUE) {
             throw new BadArgument("--ops=" + ops + ": the post protocol counts in an int, as the post's code did; at "
                                   + "most " + Integer.MAX_VALUE);
@@ -438,138 +235,7 @@ public final class SpscThroughput {
     }
 
     /**
-     * The post's producer, shaped as its code had it: a {@code Runnable} that
-     * holds the queue in a field and offers one constant value, counting down
-     * an {@code int}, with {@code Thread.yield()} while the queue is full. The
-     * shape is what C2 compiles: the queue is read from the field and its
-     * class checked on every offer, as in the post's code (the class comment
-     * gives what other shapes ran). A failure reaches the harness through the
-     * thread's uncaught exception handler, so that {@code run()} holds the
-     * loop only.
-     */
-    static final class PostProducer implements Runnable {
-        private final SpscQueue queue;
-        private final int ops;
-
-        PostProducer(final SpscQueue queue, final int ops) {
-            this.queue = queue;
-            this.ops = ops;
-        }
-
-        @Override
-        public void run() {
-            int i = ops;
-            do {
-                while (!queue.offer(POST_VALUE)) {
-                    Thread.yield();
-                }
-            } while (0 != --i);
-        }
-    }
-
-    /**
-     * The post's consumer loop: {@code Thread.yield()} while the queue is
-     * empty, an {@code int} count, and each value taken cast to
-     * {@code Integer} as the post's generic queue made its code do; returns
-     * the last value taken.
-     */
-    private static Object consumePost(final SpscQueue q, final int ops) {
-        Integer result;
-        int i = ops;
-        do {
-            while (null == (result = (Integer) q.poll())) {
-                Thread.yield();
-            }
-        } while (0 != --i);
-        return result;
-    }
-
-    /**
-     * One thread's side of the run, after it has been pinned: meet the other at
-     * the barrier, then produce (clock started) or consume (clock stopped, the
-     * queue checked empty), once per iteration. A failed check is recorded in
-     * {@code s} and stops both threads at their next barrier; an exception is
-     * recorded by {@link Threads#worker}, which then runs {@code stop}.
-     */
-    private static void body(final Shared s, final CyclicBarrier barrier, final boolean isProducer)
-            throws InterruptedException, BrokenBarrierException {
-        for (int i = 0; i < s.start.length; i++) {
-            barrier.await();
-            if (s.abort) {
-                return;
-            }
-            if (isProducer) {
-                s.start[i] = System.nanoTime();
-                produce(s);
-            } else {
-                consume(s, i);
-                s.end[i] = System.nanoTime();
-                if (!s.abort && s.queue.poll() != null) {
-                    s.fail("iteration " + i + ": the queue still held a value after all " + s.ops + " were taken");
-                }
-            }
-        }
-    }
-
-    /**
-     * After a failure, arrive at the barrier once more instead of resetting it:
-     * the other thread, wherever it is, reaches its next barrier, sees
-     * {@code abort} and returns (a reset could miss a thread that arrives later
-     * and leave it waiting forever).
-     */
-    private static void release(final CyclicBarrier barrier) {
-        try {
-            barrier.await(10, TimeUnit.SECONDS);
-        } catch (InterruptedException | BrokenBarrierException | TimeoutException e) {
-            // the other thread has already gone
-        }
-    }
-
-    private static void produce(final Shared s) {
-        final SpscQueue q = s.queue;
-        final Object[] values = s.values;
-        final int n = values.length;
-        int j = 0;
-        for (long i = s.ops; i != 0; i--) {
-            final Object v = values[j];
-            if (++j == n) {
-                j = 0;
-            }
-            while (!q.offer(v)) {
-                if (s.abort) {
-                    return;
-                }
-                Thread.yield();
-            }
-        }
-    }
-
-    private static void consume(final Shared s, final int iteration) {
-        final SpscQueue q = s.queue;
-        final Object[] values = s.values;
-        final int n = values.length;
-        int j = 0;
-        for (long i = 0; i != s.ops; i++) {
-            Object e;
-            while ((e = q.poll()) == null) {
-                if (s.abort) {
-                    return;
-                }
-                Thread.yield();
-            }
-            if (e != values[j]) {
-                s.fail("iteration " + iteration + ": value " + i + " was " + e + ", expected " + values[j]
-                       + " (lost, duplicated or reordered)");
-                return;
-            }
-            if (++j == n) {
-                j = 0;
-            }
-        }
-    }
-
-    /**
-     * The test-only fault ({@code --fault=duplicate-one}): the first value
+     * The test-only fault ({@code --inject=duplicate-one}): the first value
      * offered goes into the queue twice, so the consumer sees it again where
      * it expects the next one (or, with {@code --ops=1}, finds the queue not
      * empty at the end). A separate class, loaded only in a fault run, so the
