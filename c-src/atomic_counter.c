@@ -36,11 +36,7 @@
  * must equal their sum and have reached COUNT (add: equal N x (COUNT / N)),
  * else exit 3 and no number.
  *
- * Against the listing itself (COUNT cut to 20 M, `return NULL` added to its
- * thread functions, which fall off their end, g++ -O2; fresh processes
- * alternating with this kernel's --protocol=post, 7 sets, a 2-vCPU AMD EPYC
- * VM): kernel / listing duration at two threads xadd 0.97 (0.95-1.00), add
- * 0.97 (0.96-1.03), cas 0.98 (0.89-1.19); at one thread xadd 1.00 (0.91-1.07).
+ * The comparisons with the listing are in data/fidelity/atomiclong.csv.
  *
  * Fault injection (--inject=skip, for the tests): in the first run, before its
  * loop, thread 0 adds 2 in one operation of its variant and counts it as one

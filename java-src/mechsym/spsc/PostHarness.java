@@ -74,10 +74,10 @@ public final class PostHarness {
      * holds the queue in a field and offers one constant value, counting down
      * an {@code int}, with {@code Thread.yield()} while the queue is full. The
      * shape is what C2 compiles: the queue is read from the field and its
-     * class checked on every offer, as in the post's code (the class comment
-     * gives what other shapes ran). A failure reaches the harness through the
-     * thread's uncaught exception handler, so that {@code run()} holds the
-     * loop only.
+     * class checked on every offer, as in the post's code
+     * ({@code data/fidelity/spsc.csv} gives what other shapes ran). A failure
+     * reaches the harness through the thread's uncaught exception handler, so
+     * that {@code run()} holds the loop only.
      */
     static final class PostProducer implements Runnable {
         private final SpscQueue queue;
