@@ -36,11 +36,7 @@
  * must equal their sum and have reached COUNT (add: equal N x (COUNT / N)),
  * else exit 3 and no number.
  *
- * Against the listing itself (COUNT cut to 20 M, `return NULL` added to its
- * thread functions, which fall off their end, g++ -O2; fresh processes
- * alternating with this kernel's --protocol=post, 7 sets, a 2-vCPU AMD EPYC
- * VM): kernel / listing duration at two threads xadd 0.97 (0.95-1.00), add
- * 0.97 (0.96-1.03), cas 0.98 (0.89-1.19); at one thread xadd 1.00 (0.91-1.07).
+ * The comparisons with the listing are in data/fidelity/atomiclong.csv.
  *
  * Fault injection (--inject=skip, for the tests): in the first run, before its
  * loop, thread 0 adds 2 in one operation of its variant and counts it as one
@@ -86,55 +82,29 @@ struct worker {
 
 static pthread_barrier_t ready, go;
 
-static int pick(const char *name, const char *value, const char *const *names, int n, const char *allowed) {
-    for (int i = 0; i < n; i++) {
-        if (strcmp(value, names[i]) == 0) {
-            return i;
-        }
-    }
-    bad_argument("--%s=%s: allowed values are %s", name, value, allowed);
-}
-
 static void parse_args(int argc, char **argv) {
     static const char *const protocols[] = {"lab", "post"};
     static const char *const injects[] = {"none", "skip"};
     const char *known = "protocol, variant, threads, count, runs, warmup-runs, inject";
     const char *count_arg = NULL;
     for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *eq = strchr(arg, '=');
-        if (strncmp(arg, "--", 2) != 0 || eq == NULL) {
-            bad_argument("argument '%s': expected --name=value", arg);
-        }
-        char name[64];
-        size_t len = (size_t)(eq - arg - 2);
-        if (len >= sizeof name) {
-            bad_argument("%s: unknown argument (known: %s)", arg, known);
-        }
-        memcpy(name, arg + 2, len);
-        name[len] = '\0';
-        for (int j = 1; j < i; j++) {  /* an argument given twice is refused, as common.Args does in Java */
-            if (strncmp(argv[j], arg, (size_t)(eq - arg) + 1) == 0) {
-                bad_argument("--%s: given twice (give each argument once)", name);
-            }
-        }
-        const char *value = eq + 1;
-        if (strcmp(name, "protocol") == 0) {
-            cfg.post = pick(name, value, protocols, 2, "lab, post");
-        } else if (strcmp(name, "variant") == 0) {
-            cfg.variant = (enum variant)pick(name, value, variant_names, 3, "xadd, add, cas");
-        } else if (strcmp(name, "threads") == 0) {
-            cfg.threads = (int)parse_u64(name, value, 1, 1024);
-        } else if (strcmp(name, "count") == 0) {
-            count_arg = value;
-        } else if (strcmp(name, "runs") == 0) {
-            cfg.runs = (int)parse_u64(name, value, 1, 1000000);
-        } else if (strcmp(name, "warmup-runs") == 0) {
-            cfg.warmup_runs = (int)parse_u64(name, value, 0, 1000000);
-        } else if (strcmp(name, "inject") == 0) {
-            cfg.inject_skip = pick(name, value, injects, 2, "none, skip");
+        const struct kernel_arg a = kernel_arg(argv, i, known);
+        if (arg_is(&a, "protocol")) {
+            cfg.post = arg_choice(&a, protocols, 2);
+        } else if (arg_is(&a, "variant")) {
+            cfg.variant = (enum variant)arg_choice(&a, variant_names, 3);
+        } else if (arg_is(&a, "threads")) {
+            cfg.threads = (int)arg_u64(&a, 1, 1024);
+        } else if (arg_is(&a, "count")) {
+            count_arg = a.value;
+        } else if (arg_is(&a, "runs")) {
+            cfg.runs = (int)arg_u64(&a, 1, 1000000);
+        } else if (arg_is(&a, "warmup-runs")) {
+            cfg.warmup_runs = (int)arg_u64(&a, 0, 1000000);
+        } else if (arg_is(&a, "inject")) {
+            cfg.inject_skip = arg_choice(&a, injects, 2);
         } else {
-            bad_argument("--%s: unknown argument (known: %s)", name, known);
+            unknown_argument(&a, known);
         }
     }
     if (count_arg != NULL) {  /* read last: its lower bound is the thread count */

@@ -150,69 +150,34 @@ static void parse_pin(const char *value) {
 }
 
 static void parse_args(int argc, char **argv) {
+    static const char *const protocols[] = {"lab", "post"};
+    static const char *const waits[] = {"spin", "pause", "yield"};  /* in enum wait_mode's order */
+    static const char *const injects[] = {"none", "skip"};
+    const char *known = "protocol, iterations, runs, warmup-runs, wait, pin, sample-every, max-ms, inject";
     for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *eq = strchr(arg, '=');
-        if (strncmp(arg, "--", 2) != 0 || eq == NULL) {
-            bad_argument("argument '%s': expected --name=value", arg);
-        }
-        char name[64];
-        size_t len = (size_t)(eq - arg - 2);
-        if (len >= sizeof name) {
-            bad_argument("argument '%s': unknown argument (known: protocol, iterations, runs, warmup-runs, wait, "
-                         "pin, sample-every, max-ms, inject)", arg);
-        }
-        memcpy(name, arg + 2, len);
-        name[len] = '\0';
-        for (int j = 1; j < i; j++) {  /* an argument given twice is refused, as common.Args does in Java */
-            if (strncmp(argv[j], arg, (size_t)(eq - arg) + 1) == 0) {
-                bad_argument("--%s: given twice (give each argument once)", name);
-            }
-        }
-        const char *value = eq + 1;
-        if (strcmp(name, "protocol") == 0) {
-            if (strcmp(value, "lab") == 0) {
-                cfg.post = 0;
-            } else if (strcmp(value, "post") == 0) {
-                cfg.post = 1;
-            } else {
-                bad_argument("--protocol=%s: allowed values are lab, post", value);
-            }
-        } else if (strcmp(name, "iterations") == 0) {
-            cfg.iterations = parse_u64(name, value, 1, UINT64_MAX / 4);
-        } else if (strcmp(name, "runs") == 0) {
-            cfg.runs = (int)parse_u64(name, value, 1, 1000000);
-        } else if (strcmp(name, "warmup-runs") == 0) {
-            cfg.warmup_runs = (int)parse_u64(name, value, 0, 1000000);
-        } else if (strcmp(name, "wait") == 0) {
-            if (strcmp(value, "spin") == 0) {
-                cfg.wait = WAIT_SPIN;
-            } else if (strcmp(value, "pause") == 0) {
-                cfg.wait = WAIT_PAUSE;
-            } else if (strcmp(value, "yield") == 0) {
-                cfg.wait = WAIT_YIELD;
-            } else {
-                bad_argument("--wait=%s: allowed values are spin, pause, yield", value);
-            }
-        } else if (strcmp(name, "pin") == 0) {
-            parse_pin(value);
-        } else if (strcmp(name, "sample-every") == 0) {
-            cfg.sample_every = parse_u64(name, value, 0, UINT64_MAX / 4);
+        const struct kernel_arg a = kernel_arg(argv, i, known);
+        if (arg_is(&a, "protocol")) {
+            cfg.post = arg_choice(&a, protocols, 2);
+        } else if (arg_is(&a, "iterations")) {
+            cfg.iterations = arg_u64(&a, 1, UINT64_MAX / 4);
+        } else if (arg_is(&a, "runs")) {
+            cfg.runs = (int)arg_u64(&a, 1, 1000000);
+        } else if (arg_is(&a, "warmup-runs")) {
+            cfg.warmup_runs = (int)arg_u64(&a, 0, 1000000);
+        } else if (arg_is(&a, "wait")) {
+            cfg.wait = (enum wait_mode)arg_choice(&a, waits, 3);
+        } else if (arg_is(&a, "pin")) {
+            parse_pin(a.value);
+        } else if (arg_is(&a, "sample-every")) {
+            cfg.sample_every = arg_u64(&a, 0, UINT64_MAX / 4);
             cfg.sample_every_given = 1;
-        } else if (strcmp(name, "inject") == 0) {
-            if (strcmp(value, "none") == 0) {
-                cfg.inject_skip = 0;
-            } else if (strcmp(value, "skip") == 0) {
-                cfg.inject_skip = 1;
-            } else {
-                bad_argument("--inject=%s: allowed values are none, skip", value);
-            }
-        } else if (strcmp(name, "max-ms") == 0) {
-            cfg.max_ms = parse_u64(name, value, 1, 86400000ULL);
+        } else if (arg_is(&a, "inject")) {
+            cfg.inject_skip = arg_choice(&a, injects, 2);
+        } else if (arg_is(&a, "max-ms")) {
+            cfg.max_ms = arg_u64(&a, 1, 86400000ULL);
             cfg.max_ms_given = 1;
         } else {
-            bad_argument("--%s: unknown argument (known: protocol, iterations, runs, warmup-runs, wait, pin, "
-                         "sample-every, max-ms, inject)", name);
+            unknown_argument(&a, known);
         }
     }
     if (cfg.post) {

@@ -93,58 +93,31 @@ static void parse_pin(const char *arg, const char *value) {
 }
 
 static void parse_args(int argc, char **argv) {
+    static const char *const protocols[] = {"lab", "post"};
+    static const char *const injects[] = {"none", "lose-one"};
+    const char *known = "protocol, method, threads, iterations, runs, warmup-runs, pin, inject";
     for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *eq = strchr(arg, '=');
-        if (strncmp(arg, "--", 2) != 0 || eq == NULL) {
-            bad_argument("argument '%s': expected --name=value", arg);
-        }
-        for (int j = 1; j < i; j++) {
-            if (strncmp(argv[j], arg, (size_t)(eq - arg) + 1) == 0) {
-                bad_argument("%s: given twice (give each argument once)", arg);
-            }
-        }
-        const char *v = eq + 1;
-        size_t len = (size_t)(eq - arg);
-        char name[32];   /* the argument's name without "--", for parse_u64's messages */
-        snprintf(name, sizeof name, "%.*s", (int)len - 2, arg + 2);
-        if (len == 8 && strncmp(arg, "--method", len) == 0) {
-            cfg.method = -1;
-            for (int m = 0; m < NMETHODS; m++) {
-                if (strcmp(v, METHODS[m]) == 0) {
-                    cfg.method = m;
-                }
-            }
-            if (cfg.method < 0) {
-                bad_argument("%s: allowed values are plain, plain-foldable, barrier, cas, lock, release, sfence, "
-                             "lfence, mfence", arg);
-            }
-        } else if (len == 10 && strncmp(arg, "--protocol", len) == 0) {
-            if (strcmp(v, "lab") != 0 && strcmp(v, "post") != 0) {
-                bad_argument("%s: allowed values are lab, post", arg);
-            }
-            cfg.post = strcmp(v, "post") == 0;
-        } else if (len == 9 && strncmp(arg, "--threads", len) == 0) {
-            cfg.threads = (int)parse_u64(name, v, 1, 2);
-        } else if (len == 12 && strncmp(arg, "--iterations", len) == 0) {
-            cfg.iterations = parse_u64(name, v, 1, UINT64_MAX / 4);
-        } else if (len == 6 && strncmp(arg, "--runs", len) == 0) {
-            cfg.runs = (int)parse_u64(name, v, 1, 1000000);
+        const struct kernel_arg a = kernel_arg(argv, i, known);
+        if (arg_is(&a, "method")) {
+            cfg.method = arg_choice(&a, METHODS, NMETHODS);
+        } else if (arg_is(&a, "protocol")) {
+            cfg.post = arg_choice(&a, protocols, 2);
+        } else if (arg_is(&a, "threads")) {
+            cfg.threads = (int)arg_u64(&a, 1, 2);
+        } else if (arg_is(&a, "iterations")) {
+            cfg.iterations = arg_u64(&a, 1, UINT64_MAX / 4);
+        } else if (arg_is(&a, "runs")) {
+            cfg.runs = (int)arg_u64(&a, 1, 1000000);
             cfg.runs_given = 1;
-        } else if (len == 13 && strncmp(arg, "--warmup-runs", len) == 0) {
-            cfg.warmup_runs = (int)parse_u64(name, v, 0, 1000000);
+        } else if (arg_is(&a, "warmup-runs")) {
+            cfg.warmup_runs = (int)arg_u64(&a, 0, 1000000);
             cfg.warmup_given = 1;
-        } else if (len == 5 && strncmp(arg, "--pin", len) == 0) {
-            parse_pin(arg, v);
-        } else if (len == 8 && strncmp(arg, "--inject", len) == 0) {
-            if (strcmp(v, "none") != 0 && strcmp(v, "lose-one") != 0) {
-                bad_argument("%s: allowed values are none, lose-one", arg);
-            }
-            cfg.lose_one = strcmp(v, "lose-one") == 0;
+        } else if (arg_is(&a, "pin")) {
+            parse_pin(argv[i], a.value);
+        } else if (arg_is(&a, "inject")) {
+            cfg.lose_one = arg_choice(&a, injects, 2);
         } else {
-            bad_argument("%s: unknown argument (known: protocol, method, threads, iterations, runs, warmup-runs, pin, "
-                         "inject)",
-                arg);
+            unknown_argument(&a, known);
         }
     }
     if (cfg.post) {

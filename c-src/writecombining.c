@@ -79,56 +79,35 @@ static uint8_t *data[MAX_ARRAYS];
 static int narrays;
 
 static void parse_args(int argc, char **argv) {
+    static const char *const protocols[] = {"lab", "post"};
+    static const char *const injects[] = {"none", "drop-array"};
     for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *eq = strchr(arg, '=');
-        if (strncmp(arg, "--", 2) != 0 || eq == NULL) {
-            bad_argument("argument '%s': expected --name=value", arg);
-        }
-        char name[64];
-        size_t len = (size_t)(eq - arg - 2);
-        if (len >= sizeof name) {
-            bad_argument("argument '%s': unknown argument (known: " KNOWN ")", arg);
-        }
-        memcpy(name, arg + 2, len);
-        name[len] = '\0';
-        for (int j = 1; j < i; j++) {  /* an argument given twice is refused, as common.Args does in Java */
-            if (strncmp(argv[j], arg, (size_t)(eq - arg) + 1) == 0) {
-                bad_argument("--%s: given twice (give each argument once)", name);
-            }
-        }
-        const char *value = eq + 1;
-        if (strcmp(name, "protocol") == 0) {
-            if (strcmp(value, "lab") != 0 && strcmp(value, "post") != 0) {
-                bad_argument("--protocol=%s: allowed values are lab, post", value);
-            }
-            cfg.post = strcmp(value, "post") == 0;
-        } else if (strcmp(name, "iterations") == 0) {
-            cfg.iterations = (uint32_t)parse_u64(name, value, 2, INT32_MAX);
-        } else if (strcmp(name, "items") == 0) {
-            cfg.items = (uint32_t)parse_u64(name, value, 64, 1u << 30);
+        const struct kernel_arg a = kernel_arg(argv, i, KNOWN);
+        if (arg_is(&a, "protocol")) {
+            cfg.post = arg_choice(&a, protocols, 2);
+        } else if (arg_is(&a, "iterations")) {
+            cfg.iterations = (uint32_t)arg_u64(&a, 2, INT32_MAX);
+        } else if (arg_is(&a, "items")) {
+            cfg.items = (uint32_t)arg_u64(&a, 64, 1u << 30);
             if (cfg.items & (cfg.items - 1)) {
-                bad_argument("--items=%s: must be a power of two (the listing masks the index)", value);
+                bad_argument("--items=%s: must be a power of two (the listing masks the index)", a.value);
             }
-        } else if (strcmp(name, "arrays") == 0) {
-            cfg.arrays = (int)parse_u64(name, value, 1, MAX_ARRAYS);
+        } else if (arg_is(&a, "arrays")) {
+            cfg.arrays = (int)arg_u64(&a, 1, MAX_ARRAYS);
             cfg.arrays_given = 1;
-        } else if (strcmp(name, "per-loop") == 0) {
-            cfg.per_loop = (int)parse_u64(name, value, 1, MAX_ARRAYS);
+        } else if (arg_is(&a, "per-loop")) {
+            cfg.per_loop = (int)arg_u64(&a, 1, MAX_ARRAYS);
             cfg.per_loop_given = 1;
-        } else if (strcmp(name, "runs") == 0) {
-            cfg.runs = (int)parse_u64(name, value, 1, 1000000);
+        } else if (arg_is(&a, "runs")) {
+            cfg.runs = (int)arg_u64(&a, 1, 1000000);
             cfg.runs_given = 1;
-        } else if (strcmp(name, "warmup-runs") == 0) {
-            cfg.warmup_runs = (int)parse_u64(name, value, 0, 1000000);
+        } else if (arg_is(&a, "warmup-runs")) {
+            cfg.warmup_runs = (int)arg_u64(&a, 0, 1000000);
             cfg.warmup_given = 1;
-        } else if (strcmp(name, "inject") == 0) {
-            if (strcmp(value, "none") != 0 && strcmp(value, "drop-array") != 0) {
-                bad_argument("--inject=%s: allowed values are none, drop-array", value);
-            }
-            cfg.inject = strcmp(value, "drop-array") == 0;
+        } else if (arg_is(&a, "inject")) {
+            cfg.inject = arg_choice(&a, injects, 2);
         } else {
-            bad_argument("--%s: unknown argument (known: " KNOWN ")", name);
+            unknown_argument(&a, KNOWN);
         }
     }
     if (cfg.post) {

@@ -109,7 +109,7 @@ def test_a_timed_call_through_jpype_returns_the_kernels_duration():
 @pytest.mark.parametrize("workers", ["fresh", "reused"])
 def test_failed_counter_check_reports_no_number(workers):
     r = java_kernel(KERNEL, "--threads=2", "--iterations=1000", "--warmup-iterations=1000", f"--workers={workers}",
-                    "--fault=drop-one")
+                    "--inject=drop-one")
     assert r.returncode == 3
     assert r.stdout == ""
     assert "CHECK FAILED: " in r.stderr and "expected 1000" in r.stderr.splitlines()[-1]
@@ -125,7 +125,7 @@ def test_sweep_stores_nothing_from_a_fork_that_failed_its_check(results_dir):
     def cells(preset, topo, jdks):
         base = {"lock": "monitor", "threads": 2, "iterations": 1000, "warmup-iterations": 1000, "runs": 1}
         return [sweep.Cell("good", KERNEL, params=base, jdk=jdk, forks=1),
-                sweep.Cell("bad", KERNEL, params={**base, "fault": "drop-one"}, jdk=jdk, forks=2)]
+                sweep.Cell("bad", KERNEL, params={**base, "inject": "drop-one"}, jdk=jdk, forks=2)]
 
     module = types.SimpleNamespace(NAME="faulty", cells=cells)
     meta = sweep.execute(module, "smoke", progress=False)

@@ -15,6 +15,7 @@ from mechsym import bridge
 from mechsym.jdk import discover
 
 KERNEL = "mechsym.spsc.SpscThroughput"
+LAB_HARNESS = "mechsym.spsc.LabHarness"   # the lab harness, called in process
 LAYOUT = "mechsym.spsc.SpscLayout"
 QUEUES = [str(q) for q in bridge.kernel(KERNEL).queues()]
 INLINED = ["I1", "I2", "I3", "I4"]
@@ -72,7 +73,7 @@ def test_the_posts_harness_places_the_queue_where_asked(queue, at):
 def test_a_value_offered_twice_is_caught_in_either_harness(protocol):
     for ops in (1, 1000):
         r = java_kernel(KERNEL, f"--protocol={protocol}", f"--ops={ops}", "--iterations=2", "--measured=1",
-                        "--capacity=64", "--fault=duplicate-one")
+                        "--capacity=64", "--inject=duplicate-one")
         assert r.returncode == 3 and r.stdout == "", (protocol, ops, r.returncode, r.stderr)
         assert "CHECK FAILED" in r.stderr.splitlines()[-1], r.stderr
 
@@ -88,7 +89,7 @@ def test_stress_every_queue_on_one_cpu_tiny_capacity():
 def test_stress_every_queue_in_process_through_jpype():
     # Many laps of small queues, unpinned, the Java check on every value: lost, duplicated, reordered or
     # overwritten values raise CheckFailed.
-    k = bridge.kernel(KERNEL)
+    k = bridge.kernel(LAB_HARNESS)
     for queue in QUEUES:
         for capacity in (smallest_capacity(queue), 8, 1024):
             ns = k.measure(queue, capacity, 100_000, 2)
@@ -98,7 +99,7 @@ def test_stress_every_queue_in_process_through_jpype():
 def test_the_check_catches_a_broken_queue():
     import jpype
 
-    k = bridge.kernel(KERNEL)
+    k = bridge.kernel(LAB_HARNESS)
     spsc = jpype.JClass("mechsym.spsc.SpscQueue")
 
     class Lossy:
@@ -222,7 +223,7 @@ def test_layout_text_format_is_jols_table():
     (KERNEL, ["--iterations=20", "--measured=21"], "--measured", "must be at most --iterations=20"),
     (KERNEL, ["--pin=0"], "--pin", "give two CPU ids"),
     (KERNEL, ["--pin=0,4095"], "--pin", "CPU 4095 is not online"),
-    (KERNEL, ["--fault=drop-all"], "--fault", "allowed values are none, duplicate-one"),
+    (KERNEL, ["--inject=drop-all"], "--inject", "allowed values are none, duplicate-one"),
     (KERNEL, ["--protocol=fast"], "--protocol", "allowed values are lab, post"),
     (KERNEL, ["--protocol=post", "--pin=0,1"], "--pin", "the post protocol pins no thread"),
     (KERNEL, ["--protocol=post", "--queue-at=12"], "--queue-at", "allowed values are any, 0, 8, 16, 24, 32, 40, 48, 56"),
@@ -238,7 +239,7 @@ def test_the_kernels_own_argument_checks(kernel, args, name, message):
 
 
 def test_in_process_metadata_through_jpype():
-    k = bridge.kernel(KERNEL)
+    k = bridge.kernel(LAB_HARNESS)
     assert set(QUEUES) >= {"O1", "O2", "I1", "I2", "I3", "I4", "jctools"}
     meta = bridge.metadata(KERNEL)
     assert meta["queue"] == "O1" and meta["iterations"] == "20" and meta["measured"] == "10"

@@ -136,6 +136,19 @@ summary = exp.summary(df, policy="single")
 nb.collapsed(summary, summary[summary["threads"].astype(str) == "1"], label="every thread count")
 
 # %% [markdown]
+# ## Is this the post's code?
+#
+# Each row compares a kernel with the post's own code on one machine, as a commit of the lab reported it
+# (`data/fidelity/`; how a row is measured: `data/fidelity/README.md`). The lab's rule: a kernel's `post` protocol
+# lands within 0.9-1.1x of the listing. *reading* flags a ratio outside that band, or bounds that reach outside it;
+# *today's kernel* says whether the kernel's code is still the one measured.
+
+# %%
+from mechsym import fidelity
+
+fidelity.section(exp.NAME)
+
+# %% [markdown]
 # ## Verdicts
 #
 # Each claim judged per fork, with a 95% bootstrap interval over forks: *holds* or *does not hold* only when the whole

@@ -178,6 +178,19 @@ nb.collapsed(exp.summary(df), label="every cell")
 nb.table(exp.run_to_run(df, ["locked", "volatile-spin"]))
 
 # %% [markdown]
+# ## Is this the post's code?
+#
+# Each row compares a kernel with the post's own code on one machine, as a commit of the lab reported it
+# (`data/fidelity/`; how a row is measured: `data/fidelity/README.md`). The lab's rule: a kernel's `post` protocol
+# lands within 0.9-1.1x of the listing. *reading* flags a ratio outside that band, or bounds that reach outside it;
+# *today's kernel* says whether the kernel's code is still the one measured.
+
+# %%
+from mechsym import fidelity
+
+fidelity.section(exp.NAME, ["mechsym.signalling.LockedSignalling"])
+
+# %% [markdown]
 # ## Verdicts
 #
 # Per JDK, first under the post's protocol, then the lab's: the statistic per fork, its median over forks with a 95%

@@ -137,6 +137,19 @@ nb.table(exp.residency(df))
 nb.table(analysis.unavailable(df, keys=("regime", "variant", "jdk")))
 
 # %% [markdown]
+# ## Is this the post's code?
+#
+# Each row compares a kernel with the post's own code on one machine, as a commit of the lab reported it
+# (`data/fidelity/`; how a row is measured: `data/fidelity/README.md`). The lab's rule: a kernel's `post` protocol
+# lands within 0.9-1.1x of the listing. *reading* flags a ratio outside that band, or bounds that reach outside it;
+# *today's kernel* says whether the kernel's code is still the one measured.
+
+# %%
+from mechsym import fidelity
+
+fidelity.section(exp.NAME)
+
+# %% [markdown]
 # ## The post's protocol and the lab's kernel
 #
 # The kernel has two protocols. `post` runs the post's four test cases in one JVM, in the post's order, in the shape

@@ -109,6 +109,19 @@ nb.table(exp.ratios(df))
 nb.table(exp.comparison(df, ref))
 
 # %% [markdown]
+# ## Is this the post's code?
+#
+# Each row compares a kernel with the post's own code on one machine, as a commit of the lab reported it
+# (`data/fidelity/`; how a row is measured: `data/fidelity/README.md`). The lab's rule: a kernel's `post` protocol
+# lands within 0.9-1.1x of the listing. *reading* flags a ratio outside that band, or bounds that reach outside it;
+# *today's kernel* says whether the kernel's code is still the one measured.
+
+# %%
+from mechsym import fidelity
+
+fidelity.section(exp.NAME)
+
+# %% [markdown]
 # ### The post's protocol and the lab's
 #
 # The listing ran once per JVM, cold, and timed the threads' creation and start with the increments. Each fork's

@@ -136,6 +136,22 @@ nb.table(exp.fences_table(df))
 exp.plot_fences(df);
 
 # %% [markdown]
+# ## Is this the post's code?
+#
+# Each row compares a kernel with the post's own code on one machine, as a commit of the lab reported it
+# (`data/fidelity/`; how a row is measured: `data/fidelity/README.md`). The lab's rule: a kernel's `post` protocol
+# lands within 0.9-1.1x of the listing. *reading* flags a ratio outside that band, or bounds that reach outside it;
+# *today's kernel* says whether the kernel's code is still the one measured.
+#
+# The post prints no code: the kernel's `post` protocol was compared with the simplest program for its table,
+# written outside the repository.
+
+# %%
+from mechsym import fidelity
+
+fidelity.section(exp.NAME)
+
+# %% [markdown]
 # Every cell: median ns per increment over the measured runs, range and spread (the first rows; every cell in the
 # block):
 

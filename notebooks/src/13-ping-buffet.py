@@ -148,6 +148,19 @@ nb.table(exp.percentiles(df, protocol="post").reset_index())
 nb.table(exp.mean_table(df).reset_index())
 
 # %% [markdown]
+# ## Is this the post's code?
+#
+# Each row compares a kernel with the post's own code on one machine, as a commit of the lab reported it
+# (`data/fidelity/`; how a row is measured: `data/fidelity/README.md`). The lab's rule: a kernel's `post` protocol
+# lands within 0.9-1.1x of the listing. *reading* flags a ratio outside that band, or bounds that reach outside it;
+# *today's kernel* says whether the kernel's code is still the one measured.
+
+# %%
+from mechsym import fidelity
+
+fidelity.section(exp.NAME)
+
+# %% [markdown]
 # ### Forks side by side
 #
 # Every fork's median round trip under both protocols, sorted, and the median over forks with its 95% interval:

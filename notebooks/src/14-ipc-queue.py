@@ -124,6 +124,19 @@ nb.table(exp.ratios(df))
 nb.table(exp.alignment_table(df))
 
 # %% [markdown]
+# ## Is this the post's code?
+#
+# Each row compares a kernel with the post's own code on one machine, as a commit of the lab reported it
+# (`data/fidelity/`; how a row is measured: `data/fidelity/README.md`). The lab's rule: a kernel's `post` protocol
+# lands within 0.9-1.1x of the listing. *reading* flags a ratio outside that band, or bounds that reach outside it;
+# *today's kernel* says whether the kernel's code is still the one measured.
+
+# %%
+from mechsym import fidelity
+
+fidelity.section(exp.NAME)
+
+# %% [markdown]
 # The post also says unaligned access "is not atomic". That is true of a counter that straddles two cache lines on
 # x86, but this queue cannot show it: a torn read of a 64-bit counter split 4 + 4 bytes across two lines differs from
 # a real value only when the upper half changes, once every 2^32 messages, and a run carries far fewer. The claim is

@@ -95,6 +95,19 @@ exp.plot_methods(df);
 exp.plot_methods(df, "alloc_bytes_per_op");
 
 # %% [markdown]
+# ## Is this the post's code?
+#
+# Each row compares a kernel with the post's own code on one machine, as a commit of the lab reported it
+# (`data/fidelity/`; how a row is measured: `data/fidelity/README.md`). The lab's rule: a kernel's `post` protocol
+# lands within 0.9-1.1x of the listing. *reading* flags a ratio outside that band, or bounds that reach outside it;
+# *today's kernel* says whether the kernel's code is still the one measured.
+
+# %%
+from mechsym import fidelity
+
+fidelity.section(exp.NAME)
+
+# %% [markdown]
 # Dots are forks, bars medians. Every cell, median ns per call over the measured runs:
 
 # %%

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 import mechsym.common.Args;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
 
@@ -56,10 +57,7 @@ import mechsym.common.Kernels;
  * the counter must equal the sum of the threads' counts, and reach COUNT (or
  * equal N x COUNT / N for {@code long-adder}), else exit 3 and no number.
  *
- * <p>Against the listing itself (TestAtomicIncrement with COUNT cut to 20 M,
- * fresh JVMs alternating with this kernel's {@code --protocol=post}, 7 sets,
- * JDK 17, a 2-vCPU AMD EPYC VM): kernel / listing duration 1.00 (0.93-1.14)
- * at one thread, 0.99 (0.86-1.04) at two.
+ * <p>The comparisons with the listing are in {@code data/fidelity/atomiclong.csv}.
  *
  * <p>Fault injection ({@code --inject=skip}, for the tests): in the first run,
  * before its loop, thread 0 adds 2 in one operation of its variant and counts
@@ -104,8 +102,7 @@ public final class AtomicIncrement {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"protocol=post", "variant=atomic-increment", "threads=1", "count=" + POST_COUNT,
-                             "runs=1", "warmup-runs=0"};
+        return Defaults.of(AtomicIncrement::run);
     }
 
     public static String[] variants() {

@@ -17,6 +17,7 @@ import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
@@ -97,9 +98,7 @@ public final class BiddingSimulation {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"protocol=lab", "container=cas-linked-queue", "clients=4", "items=45",
-                             "bids-per-item=1000", "map-capacity=16", "runs=5", "warmup-runs=2",
-                             "gc-between-runs=false"};
+        return Defaults.of(BiddingSimulation::run);
     }
 
     public static String[] containers() {

@@ -20,6 +20,8 @@ import java.util.TreeSet;
 public final class Args {
     private final Map<String, String> values = new LinkedHashMap<>();
     private final Set<String> used = new TreeSet<>();
+    /** Set only by {@link Defaults#of}: every getter's name and fallback, in the order asked. */
+    private Map<String, String> fallbacks;
 
     public Args(final String[] args) {
         for (final String arg : args) {
@@ -40,11 +42,20 @@ public final class Args {
         return new Args(args);
     }
 
+    /** Record each getter's fallback from now on, and end the body at {@link #finish()} (for {@link Defaults}). */
+    Map<String, String> recordFallbacks() {
+        fallbacks = new LinkedHashMap<>();
+        return fallbacks;
+    }
+
     public boolean has(final String name) {
         return values.containsKey(name);
     }
 
     public String string(final String name, final String fallback) {
+        if (fallbacks != null) {
+            fallbacks.putIfAbsent(name, fallback == null ? "" : fallback);
+        }
         used.add(name);
         final String v = values.get(name);
         return v == null ? fallback : v;
@@ -60,6 +71,9 @@ public final class Args {
     }
 
     public long longValue(final String name, final long fallback, final long min, final long max) {
+        if (fallbacks != null) {
+            fallbacks.putIfAbsent(name, Long.toString(fallback));
+        }
         final String v = string(name, null);
         if (v == null) {
             return fallback;
@@ -163,6 +177,9 @@ public final class Args {
 
     /** Rejects any argument that no getter asked for. */
     public void finish() {
+        if (fallbacks != null) {
+            throw Defaults.reached();
+        }
         for (final String name : values.keySet()) {
             if (!used.contains(name)) {
                 throw new BadArgument("--" + name + ": unknown argument (known: " + String.join(", ", used) + ")");

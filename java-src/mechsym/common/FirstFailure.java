@@ -40,7 +40,7 @@ public final class FirstFailure {
         rethrow(first, what);
     }
 
-    static void rethrow(final Throwable t, final String what) {
+    private static void rethrow(final Throwable t, final String what) {
         if (t == null) {
             return;
         }

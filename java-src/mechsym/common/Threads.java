@@ -57,17 +57,6 @@ public final class Threads {
         failure.rethrow(what);
     }
 
-    /**
-     * As {@link #startJoinRethrow(FirstFailure, String, Thread...)} with the
-     * failure in {@code failure[0]}. Kept for the kernels that still keep their
-     * own array; new code uses {@link FirstFailure}.
-     */
-    public static void startJoinRethrow(final Throwable[] failure, final String what, final Thread... threads)
-            throws InterruptedException {
-        startJoin(threads);
-        FirstFailure.rethrow(failure[0], what);
-    }
-
     private static void startJoin(final Thread... threads) throws InterruptedException {
         for (final Thread t : threads) {
             t.start();

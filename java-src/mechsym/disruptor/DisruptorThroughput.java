@@ -17,6 +17,7 @@ import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
@@ -116,8 +117,7 @@ public final class DisruptorThroughput {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"channel=disruptor-busy-spin", "protocol=lab", "events=20000000", "runs=5",
-                             "warmup-runs=1", "size=32768", "pin=", "max-ms=600000"};
+        return Defaults.of(DisruptorThroughput::run);
     }
 
     public static String[] channels() {

@@ -7,6 +7,7 @@ import mechsym.common.Affinity;
 import mechsym.common.Args;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
@@ -69,8 +70,7 @@ public final class FalseSharing {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"protocol=lab", "layout=unpadded", "threads=4", "iterations=50000000", "runs=5",
-                             "warmup-runs=1", "pin=", "array-offset=" + Placement.AS_ALLOCATED};
+        return Defaults.of(FalseSharing::run);
     }
 
     public static String[] layouts() {

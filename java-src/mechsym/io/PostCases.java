@@ -60,33 +60,12 @@ import mechsym.common.CheckFailed;
  * phase except the channel case's read channel, which is left to the garbage
  * collector (the {@code System.gc()} before the next phase finds it).
  *
- * <p>Why the shape is kept so close, measured beside the listing compiled as
- * published (outside the repository): fresh JVMs in rotating order, JDK 17,
- * unpinned, a 102.4 MB file on ext4 in the page cache, per JVM the median of
- * passes 2-5; the channel case's write, kernel / listing:
- * <ul>
- *   <li>each {@code testWrite} ending with its own never-taken
- *       {@code if (sync) ...} (the evicted regime's fsync, false in the page
- *       cache regime): 0.85 (6 sets, 0.81-0.86); the channel case's check
- *       alone removed: 0.91 (0.90-0.93); the sync moved into {@code test}
- *       for all four cases, as now: 1.01 (8 sets, 0.94-1.06) and 1.00 in a
- *       second run of 8 (0.88-1.18);</li>
- *   <li>run alone (its case only, in its own JVM) with the checks in place:
- *       1.06 (4 sets). So code the channel case never runs, in the other
- *       cases' methods, changed the speed of its loop in the same JVM. With
- *       perf (one JVM each: the kernel at 555 MB/s, the listing at 655) the
- *       extra time was in the loop's compiled code, 3,802 samples against
- *       3,125; printed from another pair of JVMs, that loop's instructions
- *       were the listing's but for the choice of registers;</li>
- *   <li>the read channel closed instead of left to the GC: 3-6% slower, in 8
- *       of 8 sets;</li>
- *   <li>the temporary direct buffer the channel copies through, placed at
- *       each of the four 16-byte offsets in a cache line: no difference
- *       (711-771 MB/s, 4 sets).</li>
- * </ul>
- * The mapped write is bimodal in both programs, about 900 or about 1,080 MB/s
- * a JVM: over 16 JVMs each, the listing ran in the fast mode 8 times and the
- * kernel 3 times; within a mode they are the same.
+ * <p>Why the shape is kept so close: code that the channel case never runs,
+ * in the other cases' methods, changed the speed of its loop in the same JVM,
+ * and closing the read channel the listing leaves open slowed the next
+ * channel write; the comparisons with the listing are in
+ * {@code data/fidelity/seqio.csv}. The mapped write is bimodal in both
+ * programs (about 900 or 1,080 MB/s a JVM); within a mode they are the same.
  */
 final class PostCases {
     private PostCases() {

@@ -23,6 +23,7 @@ import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.Defaults;
 import mechsym.common.Kernels;
 
 /**
@@ -177,9 +178,7 @@ public final class SequentialIo {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"protocol=lab", "method=random-access-file", "size=409600000", "passes=5",
-                             "warmup-passes=1",
-                             "sync=false", "evict=none", "window=" + MAX_WINDOW, "preallocate=true", "seed=1"};
+        return Defaults.of(SequentialIo::run);
     }
 
     public static String[] methods() {

@@ -10,6 +10,7 @@ import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
@@ -80,7 +81,7 @@ public final class LockContention {
     public static final List<String> WARMUPS = List.of("single", "short");
     public static final List<String> WORKERS = List.of("fresh", "reused");
     /** Test-only fault injection: "drop-one" makes the first worker skip one increment, so the check must fail. */
-    public static final List<String> FAULTS = List.of("none", "drop-one");
+    public static final List<String> INJECTS = List.of("none", "drop-one");
     private static volatile boolean dropOne;
 
     /** Allocated when the class initialises, as in the post (see class comment). */
@@ -95,8 +96,7 @@ public final class LockContention {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"lock=monitor", "threads=1", "iterations=50000000", "warmup-policy=short",
-                             "runs=1", "warmup-iterations=100000", "workers=fresh", "pin="};
+        return Defaults.of(LockContention::run);
     }
 
     public static String[] locks() {
@@ -120,7 +120,7 @@ public final class LockContention {
         final long warmupIterations = args.longValue("warmup-iterations", 100_000L, 1, Long.MAX_VALUE / 2);
         final String workers = args.choice("workers", "fresh", WORKERS);
         final int[] pin = args.cpuList("pin");
-        dropOne = args.choice("fault", "none", FAULTS).equals("drop-one");
+        dropOne = args.choice("inject", "none", INJECTS).equals("drop-one");
         args.finish();
         // every thread does iterations / threads increments: fewer iterations than threads would time zero
         // increments and print a throughput of 0 for what never ran

@@ -12,6 +12,7 @@ import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
@@ -20,83 +21,49 @@ import mechsym.common.Threads;
  * Two threads hand control back and forth through one lock and two
  * condition variables.
  *
- * <p>The claim under test ("Locks &amp; Condition Variables - Latency Impact",
- * 2011-11-05, Martin Thompson): signalling through a {@code ReentrantLock}
- * and two {@code Condition}s costs about three orders of magnitude more than
- * signalling through volatile counters ({@link VolatilePingPong}): 2,023 ns/op
- * pinned ({@code taskset -c 2,4}) on a 2.8 GHz Nehalem under Linux, several
- * times more unpinned (8,489 ns/op; 16,808 on a 2.0 GHz Sandy Bridge), because
- * the kernel must arbitrate the lock and wake the waiting thread. The one-way
- * latency is microseconds, like a network hop.
+ * <p>The claim ("Locks &amp; Condition Variables - Latency Impact",
+ * 2011-11-05, Martin Thompson): signalling through a {@code ReentrantLock} and
+ * two {@code Condition}s costs about three orders of magnitude more than
+ * through volatile counters ({@link VolatilePingPong}): 2,023 ns/op pinned on
+ * a 2.8 GHz Nehalem, 8,489 unpinned, because the kernel must arbitrate the
+ * lock and wake the waiting thread. As in the post: the sender sets
+ * {@code sendValue = i}, signals {@code sendCondition} and waits on
+ * {@code echoCondition} for the echo of {@code i}; the echo thread waits for
+ * {@code sendValue == i}, sets {@code echoValue = i} and signals back; all
+ * statics; ns/op = duration / (2 x iterations).
  *
- * <p>As in the post: the sender sets {@code sendValue = i} and signals
- * {@code sendCondition} under the lock, then waits under the lock on
- * {@code echoCondition} for the echo of {@code i}; the echo thread waits on
- * {@code sendCondition} for {@code sendValue == i}, then sets
- * {@code echoValue = i} and signals {@code echoCondition}. The lock, the
- * conditions and both values are statics, as in the post. ns/op is the post's
- * definition, duration / (2 x iterations).
- *
- * <p>Protocols ({@code --protocol}), by name:
+ * <p>Protocols ({@code --protocol}):
  * <ul>
- *   <li>{@code post}: the listing's structure. Every run has two fresh
- *       threads; the clock runs on the calling thread from starting them (echo
- *       first, then sender) to having joined both, as the post's {@code main}
- *       did; the wait loops are the post's {@code while (value != i) await()},
- *       with nothing else in either loop. Every check runs after the timed
- *       region: both threads ended their loops and both values end at
- *       {@code iterations - 1}. Deliberate differences from the listing: the
- *       threads are created, started (and pinned, when asked) before the clock
- *       and wait at a latch that the clock's start opens, so thread creation
- *       and {@code taskset} stay outside the timed region (the post's timing
- *       included thread creation, some tens of microseconds in seconds);
- *       several runs per JVM ({@code --runs}); {@code iterations} is an
- *       argument, not a {@code static final int}; every {@code --max-ms}
- *       (default 10 minutes) that a run is still going, the joining thread
- *       looks at the values under the lock: with the post's loops a lost or
- *       extra value leaves both threads asleep for good, in a state no
- *       healthy run passes through, so that is exit 3; a run in step that did
- *       not move since the last look is given up (exit 1); otherwise the run
- *       goes on.</li>
- *   <li>{@code lab} (the default): the two threads are reused for every run
- *       (warm-up runs first, marked {@code warmup=true}) and the clock runs on
- *       the sender from the moment both meet at a barrier; the wait loops are
- *       {@code while (value < i)} and each side then checks that it saw
- *       exactly {@code i} (a compare under the lock it already holds; an A/B
- *       with and without it in one JVM, 30 pairs: median ratio 1.003), so a
- *       lost, repeated or reordered value is reported at once (exit 3, no
- *       number); every {@code --sample-every}-th round trip is timed on its
- *       own (percentiles, see {@link RoundTrips}); the timer's own cost is
- *       reported. The joining thread gives up (exit 1) after
- *       {@code runs x --max-ms}, a guard against a hang.</li>
+ *   <li>{@code post}: the listing. Two fresh threads per run, the post's
+ *       {@code while (value != i) await()} loops, the clock on the calling
+ *       thread from starting them to joining both; checks after it.
+ *       Deliberate differences: the threads are created (and pinned) before
+ *       the clock and released by a latch, so thread creation is not timed
+ *       (the post's was, tens of microseconds in seconds); several runs per
+ *       JVM; every {@code --max-ms} the joining thread looks at the values:
+ *       asleep in a state no healthy run passes through is exit 3, a run in
+ *       step that did not move is given up (exit 1).</li>
+ *   <li>{@code lab} (the default): threads reused across runs, warm-up runs
+ *       first, the clock started at a barrier; loops {@code while (value < i)}
+ *       and then a check that exactly {@code i} arrived (an in-JVM A/B with
+ *       and without it, 30 pairs: median ratio 1.003); sampled round trips
+ *       ({@link RoundTrips}).</li>
  * </ul>
- * Both protocols: optional per-thread pinning ({@code --pin=a,b}: sender on
- * CPU a, echo on CPU b), done before the clock starts. No deadline is needed
- * inside the loops: a waiting thread sleeps, so even two threads on one CPU
- * make progress on every signal.
+ * {@code --pin=a,b}: sender on CPU a, echo on CPU b. No fidelity
+ * measurement against the listing exists yet ({@code data/fidelity/}).
  *
- * <p>Fault injection, for the tests ({@code --inject=skip}): in the first run
- * the echo thread runs a copy of its loop that, at the middle value {@code k},
- * echoes {@code k + 1} instead (a value that was never sent). Under the lock
- * there is no interleaving in which the sender reads anything but
- * {@code k + 1}: {@code lab}'s sender sees it and fails its check at once;
- * with {@code post}'s loops both threads wait for good, and the first look
- * after that (at most {@code --max-ms} later) finds the echo ahead of the
- * sender. Exit 3 and no number, every time. The measured loops never contain
- * the injection.
+ * <p>{@code --inject=skip} (for the tests): in the first run the echo thread
+ * echoes a value never sent: exit 3, in either protocol.
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp build/mechsym.jar mechsym.signalling.LockedSignalling --iterations=1000000 --pin=0,1
- *   java -cp build/mechsym.jar mechsym.signalling.LockedSignalling --protocol=post --iterations=1000000 \
- *        --runs=1 --warmup-runs=0
+ *   java -cp build/mechsym.jar mechsym.signalling.LockedSignalling --protocol=post --iterations=1000000
  * </pre>
- * prints CSV (pinning, iteration, warmup, metric, value, unit): per run
- * {@code duration} (ns), {@code ns_per_op} (ns/op), {@code throughput}
- * (ops/s), {@code exchanges}, round-trip percentiles ({@code lab} only), and
- * once {@code timer_cost}. The post saw ~2 µs per op pinned on bare metal; on
- * a virtual machine a wake-up across vCPUs can cost tens of µs, and both
- * threads on one CPU ({@code --pin=0,0}) can then be the fastest placement.
+ * Per run {@code duration}, {@code ns_per_op}, {@code throughput},
+ * {@code exchanges}. The post saw ~2 µs per op pinned on bare metal; on a VM a
+ * wake-up across vCPUs can cost tens of µs, and {@code --pin=0,0} can then be
+ * the fastest placement.
  */
 public final class LockedSignalling {
     public static final List<String> PROTOCOLS = VolatilePingPong.PROTOCOLS;
@@ -114,8 +81,7 @@ public final class LockedSignalling {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"protocol=lab", "iterations=1000000", "runs=5", "warmup-runs=1", "pin=",
-                             "sample-every=100", "max-ms=600000"};
+        return Defaults.of(LockedSignalling::run);
     }
 
     public static String[] protocols() {
@@ -145,7 +111,7 @@ public final class LockedSignalling {
         final Csv csv = new Csv("pinning");
         final List<String> extra = List.of(Affinity.pinning(pin));
         final boolean skip = inject.equals("skip");
-        final VolatilePingPong.Result[] results = post
+        final RunResult[] results = post
             ? measurePost(iterations, warmupRuns + runs, pin, maxMs, skip)
             : measure(iterations, warmupRuns + runs, pin, sampleEvery, maxMs, skip);
         for (int i = 0; i < results.length; i++) {
@@ -163,18 +129,18 @@ public final class LockedSignalling {
      * {@link CheckFailed} when a run's values did not end at
      * {@code iterations - 1} or the run stalled with the echo out of step.
      */
-    public static VolatilePingPong.Result[] measurePost(final long iterations, final int runs, final int[] pin,
+    public static RunResult[] measurePost(final long iterations, final int runs, final int[] pin,
                                                         final long maxMs, final boolean skip)
             throws InterruptedException {
         Affinity.checkPin("pin", pin, 2, "sender thread, echo thread");
-        final VolatilePingPong.Result[] results = new VolatilePingPong.Result[runs];
+        final RunResult[] results = new RunResult[runs];
         for (int r = 0; r < runs; r++) {
             results[r] = postRun(r, iterations, pin, maxMs, skip && r == 0);
         }
         return results;
     }
 
-    private static VolatilePingPong.Result postRun(final int run, final long iterations, final int[] pin,
+    private static RunResult postRun(final int run, final long iterations, final int[] pin,
                                                    final long maxMs, final boolean skip) throws InterruptedException {
         LOCK.lock();
         try {
@@ -217,7 +183,7 @@ public final class LockedSignalling {
         failure.rethrow("signalling thread");
         CheckFailed.require(sendValue == iterations - 1 && echoValue == iterations - 1, "run " + run + ": sendValue="
             + sendValue + ", echoValue=" + echoValue + " after " + iterations + " exchanges");
-        final VolatilePingPong.Result result = new VolatilePingPong.Result(iterations, 0);
+        final RunResult result = new RunResult(iterations, 0);
         result.duration = duration;
         result.exchanges = iterations;
         return result;
@@ -331,22 +297,22 @@ public final class LockedSignalling {
      * Throws {@link CheckFailed} when a value was not echoed exactly and in
      * order. Public so that the Python bench can call it in process (JPype).
      */
-    public static VolatilePingPong.Result[] measure(final long iterations, final int runs, final int[] pin,
+    public static RunResult[] measure(final long iterations, final int runs, final int[] pin,
                                                     final long sampleEvery) throws InterruptedException {
         return measure(iterations, runs, pin, sampleEvery, 600_000L, false);
     }
 
     /** As above; with {@code skip} the echo thread of the first run echoes a wrong value once (for the tests). */
-    public static VolatilePingPong.Result[] measure(final long iterations, final int runs, final int[] pin,
+    public static RunResult[] measure(final long iterations, final int runs, final int[] pin,
                                                     final long sampleEvery, final long maxMs, final boolean skip)
             throws InterruptedException {
         if (iterations < 1) {
             throw new BadArgument("--iterations=" + iterations + ": must be at least 1");
         }
         Affinity.checkPin("pin", pin, 2, "sender thread, echo thread");
-        final VolatilePingPong.Result[] results = new VolatilePingPong.Result[runs];
+        final RunResult[] results = new RunResult[runs];
         for (int r = 0; r < runs; r++) {
-            results[r] = new VolatilePingPong.Result(iterations, sampleEvery);
+            results[r] = new RunResult(iterations, sampleEvery);
         }
         final String[] bad = new String[2];
         final CyclicBarrier start = new CyclicBarrier(2, () -> {
@@ -412,7 +378,7 @@ public final class LockedSignalling {
     }
 
     /** The sending side of one lab run; returns a description of an ordering fault, or null. */
-    private static String send(final VolatilePingPong.Result result, final long sampleEvery)
+    private static String send(final RunResult result, final long sampleEvery)
             throws InterruptedException {
         final long iterations = result.iterations;
         final RoundTrips samples = result.roundTrips;

@@ -12,6 +12,7 @@ import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
@@ -19,119 +20,51 @@ import mechsym.common.Threads;
 /**
  * Two threads play ping-pong on two volatile counters.
  *
- * <p>The claim under test ("Inter Thread Latency", 2011-08-09, Martin
- * Thompson): signalling a change between two threads through a volatile write
- * costs the exchange of one cache line between cores, under 50 ns per
- * exchange, 20-30 million exchanges per second; Java is about as fast as C++
- * with GCC atomics (50 vs 45 ns/op on a 2.2 GHz Sandy Bridge laptop,
- * {@code taskset -c 2,4}). The 2011-11-05 post compares its lock and
- * condition variable version ({@link LockedSignalling}) against this one.
+ * <p>The claim ("Inter Thread Latency", 2011-08-09, Martin Thompson):
+ * signalling between two threads through a volatile write costs the exchange
+ * of one cache line between cores, under 50 ns per exchange, 20-30 million
+ * exchanges per second, and Java is about as fast as C++ with GCC atomics (50
+ * vs 45 ns/op on a 2.2 GHz Sandy Bridge, {@code taskset -c 2,4}; the C side is
+ * {@code c-src/pingpong.c}). As in the post: {@code s1} and {@code s2} are
+ * adjacent static volatile longs; ping waits for {@code s2} to equal its
+ * value, then increments {@code s1}; pong waits for {@code s1} to move, then
+ * increments {@code s2}; ns/op = duration / (2 x iterations).
  *
- * <p>As in the post: {@code s1} and {@code s2} are adjacent static volatile
- * longs; the ping side waits until {@code s2} equals its value and then
- * increments {@code s1}; the pong side waits until {@code s1} moves and then
- * increments {@code s2}. ns/op is the post's own definition,
- * duration / (2 x iterations), so one round trip is about 2 ns/op.
- *
- * <p>Protocols ({@code --protocol}), by name:
+ * <p>Protocols ({@code --protocol}):
  * <ul>
- *   <li>{@code post}: the listing's structure. The ping loop runs on the
- *       thread that called {@code main}, as the post's did, shaped as the
- *       post's: {@code while (s1 < N) { while (s2 != value) {} value = ++s1; }},
- *       with nothing else in it; the pong runs on a daemon thread started
- *       before the clock, {@code while (true) { while (value == s1) {}
- *       value = ++s2; }}, as the post's: it never ends, and spins until the
- *       JVM exits, so this protocol makes one run per JVM, as the post did
- *       ({@code --runs=1 --warmup-runs=0}, its defaults; more is refused).
- *       The clock runs from just before the ping loop to just after it, so the
- *       loop's own JIT warm-up (interpreter, then an on-stack replacement) is
- *       inside the run, as it was in the post. Every check runs after the
- *       timed region: both counters must end at N (the pong's last echo is
- *       awaited first). Busy spin only, no samples.
- *       Deliberate differences from the listing: when the pong thread is
- *       pinned, the clock starts once it has pinned itself (unpinned, right
- *       after {@code Thread.start()}, as the listing's); {@code N} is an
- *       argument, not a {@code static final}; a watchdog thread, blocked until
- *       the ping loop ends, the pong thread ends (it does only with the
- *       injected fault) or {@code --max-ms} passes (default 10 minutes with
- *       this protocol, a guard against a hang), catches a run that cannot
- *       finish (see fault injection below), since the listing's loops have no
- *       way out: exit 3 when the counters are out of step, else 1 (a run too
- *       slow to finish, e.g. both threads on one CPU).
- *       Measured beside the listing compiled as published (outside the
- *       repository), fresh JVMs in rotating order, JDK 17, unpinned, 10^8
- *       exchanges, as a speed (listing ns/op over kernel ns/op; the median of
- *       the per-set ratios and its 95% bootstrap interval): this protocol ran
- *       at 0.98 [0.82, 1.06] (14 sets); an earlier build of the same path at
- *       0.95 [0.87, 1.02] (16 sets) and 0.79 [0.73, 1.20] (8 sets); with the
- *       clock started once the pong had signalled that it was running, 0.93
- *       [0.87, 0.98] (14 sets); the listing against itself at 0.99, 1.03 and
- *       0.96 in three of these runs. In about a quarter of the JVMs either
- *       program ran at 100-230 ns/op instead of 26-45, a mode of this VM's
- *       that the two fell into alike. The pong once ended its loop at N
- *       ({@code while (value < N)}) so that a JVM could repeat runs: that ran
- *       1.15x as fast as the listing [1.10, 1.20] (12 sets, 22.6 against
- *       26.0 ns/op) and 1.37x [1.13, 2.02] in a later run (8 sets), and the
- *       listing with only that change made 23.3 ns/op: the end condition alone
- *       makes the exchange faster and steadier on this machine (the lab
- *       protocol keeps it). The listing's {@code while (true)} pong moved
- *       from its instance {@code run()} into a static method called from it
- *       ran 0.93x (16 sets).</li>
- *   <li>{@code lab} (the default): both sides on threads of their own, reused
- *       for every run (warm-up runs first, marked {@code warmup=true}); the
- *       clock starts when both have met at a barrier; every value is checked
- *       in the loop to be echoed exactly once and in order (the pong must see
- *       s1 = its value + 1; the ping must see s2 only at value - 1 or value:
- *       both tests sit on values the loop has just read, and the ping's only
- *       while it waits; an A/B with and without them, alternating in one JVM
- *       on the same threads and counters, 45 pairs: median ratio 1.000, range
- *       0.90-1.05), and the counters must end at the iteration count;
- *       every {@code --sample-every}-th round trip is timed on its own
- *       (percentiles, see {@link RoundTrips}); the timer's own cost is
- *       reported; a deadline ({@code --max-ms}) bounds every run: checked at
- *       sampled exchanges and after every 4096 unsuccessful spins, so the fast
- *       path is unchanged; a run that hits it reports how many exchanges it
- *       completed ({@code exchanges}) and {@code deadline_hit=1} instead of
- *       hanging (a pure spin with both threads on one CPU needs one time slice
- *       per exchange). Waiting ({@code --wait}) may also be:
- *       <ul>
- *         <li>{@code pause}: {@code Thread.onSpinWait()} in the loop (JDK 9; a
- *             PAUSE instruction on x86). Not in the post.</li>
- *         <li>{@code yield}: {@code Thread.yield()} in the loop. Not in the
- *             post: with both threads on one CPU a busy spin can only progress
- *             when the scheduler preempts the spinner, once per time slice;
- *             yielding hands the CPU over at once.</li>
- *       </ul></li>
+ *   <li>{@code post}: the listing. Ping on the main thread,
+ *       {@code while (s1 < N) { while (s2 != value) {} value = ++s1; }}; pong
+ *       on a daemon thread, {@code while (true)}, so one run per JVM. The
+ *       clock spans the ping loop, JIT warm-up included, as in the post; the
+ *       counters are checked after it. Deliberate differences: N is an
+ *       argument; with pinning the clock starts once the pong has pinned
+ *       itself; a watchdog ({@code --max-ms}) ends a run that cannot finish
+ *       (exit 3 when the counters are out of step, else 1).</li>
+ *   <li>{@code lab} (the default): both sides on threads reused for every
+ *       run, warm-up runs first, the clock started at a barrier; the pong's
+ *       loop ends at N ({@code while (value < N)}, which alone makes the
+ *       exchange faster and steadier here); every value is checked in the loop
+ *       to be echoed once and in order (an in-JVM A/B with and without the
+ *       checks, 45 pairs: median ratio 1.000); every
+ *       {@code --sample-every}-th round trip is timed ({@link RoundTrips});
+ *       {@code --max-ms} bounds a run ({@code deadline_hit=1}); {@code --wait}
+ *       may be {@code spin} (the post), {@code pause} or {@code yield}.</li>
  * </ul>
- * Both protocols: optional per-thread pinning ({@code --pin=a,b}: ping on CPU
- * a, pong on CPU b), done before the clock starts.
+ * {@code --pin=a,b} pins ping to CPU a and pong to CPU b before the clock.
+ * The comparisons with the listing are in {@code data/fidelity/signalling.csv}.
  *
- * <p>Fault injection, for the tests ({@code --inject=skip}): in the first run
- * the pong thread runs a copy of its loop in which, at the middle value, it
- * stores s2 = value + 2 in one volatile write (a value echoed that was never
- * sent). The ping can never read the value it waits for, whatever the
- * interleaving (there is no intermediate value to catch), so the run cannot
- * finish in step: {@code lab}'s ping sees s2 neither at value - 1 nor at value;
- * {@code post}'s watchdog finds s1 short of N when the pong thread has run
- * ahead to its end (the faulty copy, unlike the post's pong, ends at N), or
- * the final counters wrong. Exit 3 and no number, every time. The measured
- * loops never contain the injection: the faulty copy is chosen before the
- * run.
+ * <p>{@code --inject=skip} (for the tests): in the first run the pong echoes
+ * a value never sent (a copy of its loop chosen before the run): exit 3.
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp build/mechsym.jar mechsym.signalling.VolatilePingPong --iterations=50000000 --pin=0,1
- *   java -cp build/mechsym.jar mechsym.signalling.VolatilePingPong --protocol=post --iterations=50000000 \
- *        --runs=1 --warmup-runs=0
+ *   java -cp build/mechsym.jar mechsym.signalling.VolatilePingPong --protocol=post --iterations=50000000
  * </pre>
- * prints CSV (pinning, iteration, warmup, metric, value, unit): per run
- * {@code duration} (ns), {@code ns_per_op} (ns/op), {@code throughput}
- * (ops/s), {@code exchanges}, {@code deadline_hit}, round-trip percentiles
- * ({@code round_trip_samples} is 0 with {@code post}), and once
- * {@code timer_cost}. Across two cores expect tens of ns per op and tens of
- * millions of ops/s; with {@code --pin=0,0 --wait=spin} expect milliseconds
- * per op and {@code deadline_hit=1} (lab only: the post's loop cannot be
- * bounded).
+ * Per run {@code duration}, {@code ns_per_op}, {@code throughput},
+ * {@code exchanges}, {@code deadline_hit} and round-trip percentiles. Across
+ * two cores: tens of ns per op; with {@code --pin=0,0} (lab) milliseconds per
+ * op and {@code deadline_hit=1}.
  */
 public final class VolatilePingPong {
     public static final List<String> PROTOCOLS = List.of("lab", "post");
@@ -159,8 +92,7 @@ public final class VolatilePingPong {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"protocol=lab", "iterations=50000000", "runs=5", "warmup-runs=2", "wait=spin", "pin=",
-                             "sample-every=1000", "max-ms=20000"};
+        return Defaults.of(VolatilePingPong::run);
     }
 
     public static String[] waits() {
@@ -200,8 +132,8 @@ public final class VolatilePingPong {
         final Csv csv = new Csv("pinning");
         final List<String> extra = List.of(Affinity.pinning(pin));
         final boolean skip = inject.equals("skip");
-        final Result[] results = post
-            ? new Result[] {measurePost(iterations, pin, maxMs, skip)}
+        final RunResult[] results = post
+            ? new RunResult[] {measurePost(iterations, pin, maxMs, skip)}
             : measure(iterations, warmupRuns + runs, wait, pin, sampleEvery, maxMs, skip);
         for (int i = 0; i < results.length; i++) {
             results[i].emit(csv, extra, i, i < warmupRuns);
@@ -221,35 +153,6 @@ public final class VolatilePingPong {
         }
     }
 
-    /** One run's numbers. */
-    public static final class Result {
-        public final long iterations;
-        public long exchanges;
-        public long duration;
-        public boolean deadlineHit;
-        final RoundTrips roundTrips;
-
-        Result(final long iterations, final long sampleEvery) {
-            this.iterations = iterations;
-            this.roundTrips = new RoundTrips(iterations, sampleEvery);
-        }
-
-        public double nsPerOp() {
-            return exchanges == 0 ? Double.NaN : (double) duration / (2.0 * exchanges);
-        }
-
-        void emit(final Csv csv, final List<String> extra, final int iteration, final boolean warmup) {
-            csv.row(extra, iteration, warmup, "duration", duration, "ns");
-            csv.row(extra, iteration, warmup, "exchanges", exchanges, "count");
-            csv.row(extra, iteration, warmup, "deadline_hit", deadlineHit ? 1 : 0, "bool");
-            if (exchanges > 0) {
-                csv.row(extra, iteration, warmup, "ns_per_op", nsPerOp(), "ns/op");
-                csv.row(extra, iteration, warmup, "throughput", 2.0 * exchanges * 1e9 / duration, "ops/s");
-            }
-            roundTrips.emit(csv, extra, iteration, warmup);
-        }
-    }
-
     // ------------------------------------------------------------------ post
 
     /**
@@ -261,7 +164,7 @@ public final class VolatilePingPong {
      * else 1). The calling thread is pinned to {@code pin[0]} for good when
      * pinning is asked for.
      */
-    public static Result measurePost(final long iterations, final int[] pin, final long maxMs, final boolean skip)
+    public static RunResult measurePost(final long iterations, final int[] pin, final long maxMs, final boolean skip)
             throws InterruptedException {
         Affinity.checkPin("pin", pin, 2, "ping thread, pong thread");
         if (!POST_RAN.compareAndSet(false, true)) {
@@ -313,7 +216,7 @@ public final class VolatilePingPong {
         final long v2 = awaitLastEcho(iterations, maxMs);
         CheckFailed.require(v1 == iterations && v2 == iterations,
             "counters s1=" + v1 + ", s2=" + v2 + " after " + iterations + " exchanges");
-        final Result result = new Result(iterations, 0);
+        final RunResult result = new RunResult(iterations, 0);
         result.duration = duration;
         result.exchanges = iterations;
         return result;
@@ -423,7 +326,7 @@ public final class VolatilePingPong {
      * Throws {@link CheckFailed} when any value was lost, repeated or out of
      * order. Public so that the Python bench can call it in process (JPype).
      */
-    public static Result[] measure(final long iterations, final int runs, final String wait, final int[] pin,
+    public static RunResult[] measure(final long iterations, final int runs, final String wait, final int[] pin,
                                    final long sampleEvery, final long maxMs) throws InterruptedException {
         return measure(iterations, runs, wait, pin, sampleEvery, maxMs, false);
     }
@@ -432,7 +335,7 @@ public final class VolatilePingPong {
      * As {@link #measure(long, int, String, int[], long, long)}; with {@code skip} the pong thread of the first
      * run jumps one value (the injected fault, for the tests: the check must catch it).
      */
-    public static Result[] measure(final long iterations, final int runs, final String wait, final int[] pin,
+    public static RunResult[] measure(final long iterations, final int runs, final String wait, final int[] pin,
                                    final long sampleEvery, final long maxMs, final boolean skip)
             throws InterruptedException {
         if (iterations < 1) {
@@ -443,9 +346,9 @@ public final class VolatilePingPong {
         }
         Affinity.checkPin("pin", pin, 2, "ping thread, pong thread");
         final int mode = WAITS.indexOf(wait);
-        final Result[] results = new Result[runs];
+        final RunResult[] results = new RunResult[runs];
         for (int r = 0; r < runs; r++) {
-            results[r] = new Result(iterations, sampleEvery);
+            results[r] = new RunResult(iterations, sampleEvery);
         }
         final long[] pongMismatches = new long[1];
         final String[] orderFailure = new String[1];
@@ -507,7 +410,7 @@ public final class VolatilePingPong {
     }
 
     /** The ping side of one lab run; returns a description of an ordering fault, or null. */
-    private static String pingRun(final Result result, final int mode, final long sampleEvery, final long maxMs) {
+    private static String pingRun(final RunResult result, final int mode, final long sampleEvery, final long maxMs) {
         final long iterations = result.iterations;
         final RoundTrips samples = result.roundTrips;
         samples.reset();

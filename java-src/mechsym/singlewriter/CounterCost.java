@@ -12,6 +12,7 @@ import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
@@ -85,15 +86,8 @@ import mechsym.common.Threads;
  * loops are the same), so the counter ends at iterations - 1: exit 3 and no
  * number, every time, for every method.
  *
- * <p>The post prints no listing. A/B of the {@code post} protocol against the
- * simplest program for the table (static fields, one loop per row, threads
- * built before the clock; compiled outside the repository), fresh JVMs
- * alternating, JDK 17, 2-vCPU VM, kernel / program, median [range]: 500 M
- * {@code counter++} ({@code plain-foldable}) 0.99 [0.98, 1.01] over 3 sets;
- * 10 M barrier 0.99 [0.96, 0.99], CAS 0.96 [0.92, 0.99], lock 1.00 [0.99,
- * 1.07] over 3 sets; 10 M two threads CAS 0.96 [0.39, 1.09] (both programs
- * bimodal, 8 or 18 ns), lock 1.09 [1.07, 1.32] over 5 sets. {@code plain}
- * (an opaque store per increment) against that {@code counter++}: 1.14.
+ * <p>The post prints no listing: the {@code post} protocol was compared with
+ * the simplest program for the table ({@code data/fidelity/singlewriter.csv}).
  *
  * <p>How to run and what you should see:
  * <pre>
@@ -137,8 +131,7 @@ public final class CounterCost {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"protocol=lab", "method=plain", "threads=1", "iterations=500000000", "runs=5",
-                             "warmup-runs=2", "pin="};
+        return Defaults.of(CounterCost::run);
     }
 
     public static String[] methods() {

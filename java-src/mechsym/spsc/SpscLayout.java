@@ -35,7 +35,7 @@ import mechsym.common.Kernels;
  * When JOL cannot read the layout, one row per queue with metric
  * {@code jol_unavailable} = 1 and the reason in {@code jol_error}.
  *
- * <p>Test-only fault injection: {@code --fault=unpadded} adds a class with the
+ * <p>Test-only fault injection: {@code --inject=unpadded} adds a class with the
  * same fields and no padding ({@link Unpadded}) to the queues checked, with
  * the rules of I3, and turns the check on: it must fail (exit code 3, nothing
  * on stdout).
@@ -61,10 +61,10 @@ public final class SpscLayout {
     /** Queues whose hot fields must be 64+ bytes apart, and those whose cold fields must start 64+ bytes in. */
     private static final List<String> INLINED = List.of("I1", "I2", "I3", "I4", FAULT_QUEUE);
     private static final List<String> PADDED_CLASS = List.of("I3", "I4", FAULT_QUEUE);
-    public static final List<String> FAULTS = List.of("none", FAULT_QUEUE);
+    public static final List<String> INJECTS = List.of("none", FAULT_QUEUE);
 
     /**
-     * Test-only (--fault=unpadded): the inlined queues' fields with no padding
+     * Test-only (--inject=unpadded): the inlined queues' fields with no padding
      * at all, which the check must reject. Never instantiated.
      */
     abstract static class Unpadded {
@@ -90,7 +90,7 @@ public final class SpscLayout {
         final String which = args.choice("queue", "all", allowed);
         final String format = args.choice("format", "csv", FORMATS);
         final String check = args.choice("check", "false", List.of("true", "false"));
-        final boolean fault = args.choice("fault", "none", FAULTS).equals(FAULT_QUEUE);
+        final boolean fault = args.choice("inject", "none", INJECTS).equals(FAULT_QUEUE);
         args.finish();
         final List<String> names = new ArrayList<>(which.equals("all") ? SpscQueue.NAMES : List.of(which));
         if (fault) {

@@ -2,160 +2,77 @@ package mechsym.spsc;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BrokenBarrierException;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import mechsym.common.Args;
 import mechsym.common.BadArgument;
-import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
-import mechsym.common.FirstFailure;
+import mechsym.common.Defaults;
 import mechsym.common.Kernels;
-import mechsym.common.Threads;
 import mechsym.common.VmOptions;
 
 /**
  * Throughput of a single-producer single-consumer queue, one run per JVM.
  *
- * <p>The claim under test ("Single Producer Single Consumer Queue Revisited:
- * An empiricist tale - part I", Nitsan Wakart, 2013-07-15): the same SPSC
- * queue benchmark, run 30 times in fresh JVMs, gives half the throughput 20%
- * of the time when producer and consumer run on different cores, while each
- * run is stable within itself; changing only the memory layout (counters
- * inlined into the queue object, padding before the cold fields, a padded data
- * buffer) moves that variance, and the JVM options move which layout wins.
+ * <p>The claim ("Single Producer Single Consumer Queue Revisited: An
+ * empiricist tale - part I", Nitsan Wakart, 2013-07-15): the same SPSC queue
+ * benchmark, run 30 times in fresh JVMs, gives half the throughput 20% of the
+ * time when producer and consumer run on different cores, while each run is
+ * stable within itself; changing only the memory layout moves that variance,
+ * and the JVM options move which layout wins.
  *
- * <p>Queues, by name ({@code --queue}, see {@link SpscQueue}): {@code O1}
- * original, {@code O2} original + padded data, {@code I1} inlined counters,
- * {@code I2} inlined counters + padded data, {@code I3} inlined counters +
- * padded class, {@code I4} inlined counters + padded class + padded data,
- * {@code jctools} (JCTools 4.0.5 SpscArrayQueue; not in the post).
+ * <p>Queues ({@code --queue}, see {@link SpscQueue}): {@code O1} the original,
+ * {@code O2} + padded data, {@code I1} counters inlined into the queue,
+ * {@code I2} + padded data, {@code I3} + padded class, {@code I4} + padded
+ * class and data; {@code jctools} (JCTools' SpscArrayQueue, not in the post).
  *
- * <p>The harness, as the post describes it: the producer offers {@code --ops}
- * values, the consumer polls them; each spins with {@code Thread.yield()}
- * when the queue is full (producer) or empty (consumer). One run does
- * {@code --iterations} (20) iterations and the post's summary is the mean
- * throughput of the last {@code --measured} (10); the first ones are printed
- * with {@code warmup=true}. The clock starts when the producer passes the start
- * barrier (the post's producer took the start time) and stops when the
- * consumer has taken the last value. Throughput is ops x 1e9 / ns, in ops/s.
+ * <p>Harnesses ({@code --protocol}): {@code post} ({@link PostHarness}) is the
+ * post's QueuePerfTest: a {@code System.gc()}, then a new producer thread per
+ * iteration offering one constant value while the main thread polls, each
+ * yielding when full or empty, counts checked after the clock; with
+ * {@code --queue-at=B} the queue sits at byte B of its cache line in every
+ * iteration ({@link Placer}), which takes the post's layout draw out of the
+ * comparison. {@code lab} ({@link LabHarness}, the default, which the bench
+ * sweeps) pins each thread once and checks every value in order.
  *
- * <p>Two harnesses ({@code --protocol}). {@code post} has the structure of
- * the post's code (its QueuePerfTest): a {@code System.gc()} before each
- * iteration, then the clock starts, a new producer thread is started and
- * offers one constant value {@code --ops} times while the main thread polls
- * them, and the clock stops when the producer has been joined; no check
- * inside the loops, the counts checked after the clock (see
- * {@link #measurePost}); no thread is pinned (the post placed the whole JVM
- * with taskset). {@code lab} (the default) is the lab's harness, which the
- * bench's sweep runs. The post harness is not swept yet.
+ * <p>Deliberate differences from the post: {@code --ops}, the iteration counts
+ * and the capacity are arguments; each row records where the queue and its
+ * array sat in their cache lines ({@code queue_line_offset},
+ * {@code buffer_line_offset}, read with JOL after each GC) and the HotSpot
+ * options the post varied, as this JVM set them. The post's O1 figure is a
+ * layout draw: where the GC leaves the queue decides it. The comparisons with
+ * the post's code are in {@code data/fidelity/spsc.csv}.
  *
- * <p>Beside the post's code compiled as published (outside the repository),
- * alternating fresh JVMs of JDK 17 on a 2-vCPU VM, O1 under the post harness
- * ran 2.6x faster under G1 (JDK 17's default collector) while O1's counters
- * were declared as their padded subclass; 1.13x under ParallelGC. The cause
- * was where {@code System.gc()} leaves O1's objects. The post's code declares
- * its counters {@code AtomicLong}, so the verifier loads the padded subclass
- * before the queue is built and {@code tail} lands right after the queue
- * object; padded after its value only, that value then shares a cache line
- * with the queue's own fields (read on every poll) whenever the queue starts
- * late in its line. Declared as the subclass, the subclass loaded at the first
- * {@code new} and its class data landed between the two. Medians of 5 fresh
- * JVMs each (iterations 10-19): the post's code 208M ops/s with the queue at
- * byte 48 of its line, 410M with it at byte 24 (the same code, only more
- * classes loaded before its first GC); the kernel with the subclass
- * declared, 559M ({@code tail} 528 bytes from the queue); with
- * {@code AtomicLong} declared, 267M. O1 and O2 now declare
- * {@code AtomicLong}, as the post's code; with both queues at byte 40, 8
- * alternating pairs gave the post's code 128-226M (median 195M) and this
- * kernel 231-251M (median 240M), 1.2x. A later change to this harness's
- * set-up moved the kernel's queue to byte 0 after the GC: 558M, 2.6x again
- * (8 sets). With the holders padded as the post's code pads them (six longs
- * after the value, 72-byte objects, where the kernel had seven) it lands at
- * byte 40 again; 8 alternating sets in rotating order gave the post's code
- * 187-249M (median 215M) and this kernel 109-262M (median 236M): 1.10x
- * [0.98, 1.25]. The post's O1 figure is a layout draw, not a property of the
- * queue: each row records where the queue and its array sat in their cache
- * lines ({@code queue_line_offset}, {@code buffer_line_offset}, read after
- * each iteration's GC here). {@code --queue-at=B} (post harness only) takes
- * the draw out: the queue sits at byte B of its line in every iteration
- * (see {@link Placer}), so that the kernel and the post's code can be
- * compared at one place. The post's code ends at byte 48 on JDK 17 here (in
- * 116 of 117 JVMs looked at, one at byte 56; its counters at the same
- * distances from the queue as this kernel's, +40, +112, +552 and +624 bytes,
- * its array right after them at +696, where this kernel's placed array starts
- * at +3,096); with {@code --queue-at=48}, this kernel ran 1.08-1.27x the
- * post's code in six runs of 10-14 alternating sets, with queue and counters
- * placed alike. The rest was in what C2 made of the two loops. Written as
- * static methods taking the queue as a parameter, with {@code long} counts,
- * the loops kept the queue in a register; the post's producer is a
- * {@code Runnable} that reads the queue from its field, and its {@code int}
- * count leaves no register for {@code this}, so each offer reloads
- * {@code this} from the stack, then the queue, then checks the queue's class;
- * its consumer casts each value to {@code Integer} (its queue is generic).
- * The producer's shape alone changed nothing (1.19x beside the old kernel's
- * 1.20x, 14 sets); with its {@code int} count as well, 1.10x beside 1.23x;
- * with the consumer's {@code int} count and cast too, 1.07x [0.98, 1.10] (12
- * sets). With all of them (see {@link PostProducer} and {@code consumePost};
- * PrintAssembly shows the same instructions as the post's loops), 14
- * alternating sets gave a median of 231M ops/s for the post's code and 231M
- * for this kernel, 1.02x per set [0.93, 1.06] (the post's code against
- * itself: 1.00x [0.94, 1.12]). Left where it fell, the kernel's queue now
- * starts at byte 32 (235-303M, 3 JVMs) or 56 (232-239M, 2 JVMs).
- *
- * <p>The lab harness's changes from the post's, all deliberate: both threads live for the
- * whole run and meet at a barrier before each iteration (the post started a
- * new producer thread per iteration), so each thread is pinned once
- * ({@code --pin=P,C}: producer to CPU P, consumer to CPU C, through taskset on
- * its own Linux thread id); the values are {@code capacity + 1} distinct
- * preallocated objects sent in a fixed cycle (the post sent one constant
- * object), and the consumer checks every value it takes against the expected
- * one, so a lost, duplicated, reordered or overwritten element fails the run
- * (an overwrite by k laps shifts the cycle by k, never a multiple of
- * capacity + 1); after each iteration the queue must be empty. A failed check
- * exits with code 3 and prints no number. The kernel also records, per run,
- * where the queue object and its buffer start within a 64-byte cache line
- * (from JOL's {@code addressOf}; -1 when JOL cannot tell), and the values of
- * the HotSpot options the post varied, as this JVM actually set them. A
- * thread that cannot be pinned at run time (taskset refused; the CPU ids
- * themselves are checked up front) is an error of the run, exit code 1.
- *
- * <p>Test-only fault injection: {@code --fault=duplicate-one} puts the first
- * value of the first iteration into the queue twice (through a wrapper class
- * that is loaded only then), so the consumer's check must fail: exit code 3,
- * nothing on stdout.
+ * <p>{@code --inject=duplicate-one} (for the tests) offers the first value
+ * twice through a wrapper loaded only then: the check fails, exit 3.
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp 'build/mechsym.jar:build/lib/*' mechsym.spsc.SpscThroughput --queue=O1 --pin=0,1
+ *   java -cp 'build/mechsym.jar:build/lib/*' mechsym.spsc.SpscThroughput --protocol=post --queue-at=48
  * </pre>
- * prints CSV rows (iteration, warmup, metric, value, unit) with
- * {@code throughput} in ops/s and {@code duration} in ns for 20 iterations.
- * Within one run the last 10 iterations agree closely; across fresh JVMs the
- * post saw O1 cross-core at ~half its best in 20% of runs, and I4 between 110M
- * and 120M ops/s.
+ * CSV rows (iteration, warmup, metric, value, unit): {@code throughput}
+ * (ops/s) and {@code duration} (ns) for 20 iterations. The last 10 agree
+ * within a run; across fresh JVMs the post saw O1 cross-core at half its
+ * best in 20% of runs, and I4 between 110M and 120M ops/s.
  */
 public final class SpscThroughput {
     public static final List<String> QUEUES = SpscQueue.NAMES;
     private static final String[] HOTSPOT_OPTIONS = {"UseCondCardMark", "CompileThreshold", "TieredCompilation", "UseNUMA"};
     /** Test-only fault injection (see class comment). */
-    public static final List<String> FAULTS = List.of("none", "duplicate-one");
+    public static final List<String> INJECTS = List.of("none", "duplicate-one");
     /** The harnesses ({@code --protocol}): the post's structure, or the lab's (the default). */
     public static final List<String> PROTOCOLS = List.of("lab", "post");
     /** Where {@code --queue-at} may put the queue object: a byte of its cache line an object can start at. */
     public static final List<String> PLACEMENTS = List.of("any", "0", "8", "16", "24", "32", "40", "48", "56");
     /** The one value the post's producer offered, again and again. */
-    private static final Integer POST_VALUE = Integer.valueOf(777);
+    static final Integer POST_VALUE = Integer.valueOf(777);
 
     private SpscThroughput() {
     }
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"queue=O1", "ops=50000000", "iterations=20", "measured=10", "capacity=32768", "pin=",
-                             "protocol=lab"};
+        return Defaults.of(SpscThroughput::run);
     }
 
     public static String[] queues() {
@@ -173,7 +90,7 @@ public final class SpscThroughput {
         final int measured = args.intValue("measured", 10, 1, 100_000);
         final int capacity = args.intValue("capacity", 32 * 1024, 2, 1 << 28);
         final int[] pin = args.cpuPair("pin", "producer, consumer");
-        final boolean duplicateOne = args.choice("fault", "none", FAULTS).equals("duplicate-one");
+        final boolean duplicateOne = args.choice("inject", "none", INJECTS).equals("duplicate-one");
         final String protocol = args.choice("protocol", "lab", PROTOCOLS);
         final String at = args.choice("queue-at", "any", PLACEMENTS);
         args.finish();
@@ -202,8 +119,8 @@ public final class SpscThroughput {
 
         final SpscQueue measuredQueue = duplicateOne ? new DuplicateFirst(queue) : queue;
         final long[] durations = protocol.equals("post")
-            ? measurePost(measuredQueue, ops, iterations, placed, lines, placer)
-            : measure(measuredQueue, capacity, ops, iterations, pin);
+            ? PostHarness.measurePost(measuredQueue, ops, iterations, placed, lines, placer)
+            : LabHarness.measure(measuredQueue, capacity, ops, iterations, pin);
 
         final Csv csv = new Csv("queue", "protocol", "pinning", "producer_cpu", "consumer_cpu", "vm_cond_card_mark",
                                 "vm_compile_threshold", "vm_tiered_compilation", "vm_numa",
@@ -223,204 +140,8 @@ public final class SpscThroughput {
         csv.flush(System.out);
     }
 
-    /** What the producer and consumer threads share for one run. */
-    private static final class Shared {
-        final SpscQueue queue;
-        final Object[] values;
-        final long ops;
-        final long[] start;
-        final long[] end;
-        final FirstFailure failure = new FirstFailure();
-        volatile boolean abort;
-
-        Shared(final SpscQueue queue, final Object[] values, final long ops, final int iterations) {
-            this.queue = queue;
-            this.values = values;
-            this.ops = ops;
-            this.start = new long[iterations];
-            this.end = new long[iterations];
-        }
-
-        /** A failed check: recorded (first one wins) and both threads told to stop. */
-        void fail(final String why) {
-            failure.record(new CheckFailed(why));
-            abort = true;
-        }
-    }
-
-    /**
-     * One run: {@code iterations} x ({@code ops} values through {@code queue}).
-     * Returns the nanoseconds of each iteration; throws {@link CheckFailed} when
-     * a value arrived out of order, twice or not at all. Public so that tests
-     * can call it in process through JPype.
-     */
-    public static long[] measure(final SpscQueue queue, final int capacity, final long ops, final int iterations,
-                                 final int[] pin) throws InterruptedException {
-        final Object[] values = new Object[capacity + 1];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = Long.valueOf(1_000_000L + i);
-        }
-        final Shared s = new Shared(queue, values, ops, iterations);
-        final CyclicBarrier barrier = new CyclicBarrier(2);
-        final Runnable stop = () -> {
-            s.abort = true;
-            release(barrier);
-        };
-        final Thread producer = Threads.worker("spsc-producer", pin.length == 2 ? pin[0] : -1, s.failure,
-                                               () -> body(s, barrier, true), stop);
-        final Thread consumer = Threads.worker("spsc-consumer", pin.length == 2 ? pin[1] : -1, s.failure,
-                                               () -> body(s, barrier, false), stop);
-        Threads.startJoinRethrow(s.failure, "spsc thread", producer, consumer);
-        final long[] durations = new long[iterations];
-        for (int i = 0; i < iterations; i++) {
-            durations[i] = s.end[i] - s.start[i];
-            CheckFailed.require(durations[i] > 0, "iteration " + i + ": non-positive duration " + durations[i] + " ns");
-        }
-        return durations;
-    }
-
-    /** Convenience for in-process callers: a new queue by name, no pinning. */
-    public static long[] measure(final String name, final int capacity, final long ops, final int iterations)
-            throws InterruptedException {
-        return measure(SpscQueue.create(name, capacity), capacity, ops, iterations, new int[0]);
-    }
-
-    /**
-     * The post's harness, its structure as the post's code had it: per
-     * iteration a full GC ({@code System.gc()}, outside the clock), then the
-     * clock starts, a new producer thread is started and offers {@code ops}
-     * times one constant value, while this (the main) thread polls them,
-     * each side calling {@code Thread.yield()} when the queue is full or
-     * empty; the clock stops once the producer has been joined. Nothing is
-     * checked inside the loops: after the clock stops, the last value taken
-     * must be the one offered and the queue must be empty (a value offered
-     * twice is left over; a lost one leaves the consumer waiting, for the
-     * bench's timeout to end the run). Returns the nanoseconds of each
-     * iteration; {@code lines[i]} gets where each of {@code placed} (the queue
-     * and its array) sat in its cache line during iteration i (read after the
-     * GC, before the clock; -1 without JOL).
-     */
-    public static long[] measurePost(final SpscQueue queue, final long ops, final int iterations,
-                                     final Object[] placed, final long[][] lines) throws InterruptedException {
-        return measurePost(queue, ops, iterations, placed, lines, null);
-    }
-
-    /**
-     * As {@link #measurePost(SpscQueue, long, int, Object[], long[][])}; with a {@code placer}, after each
-     * iteration's GC the queue ({@code placed[0]}) is moved, outside the clock, to where the placer puts it.
-     */
-    static long[] measurePost(final SpscQueue queue, final long ops, final int iterations, final Object[] placed,
-                              final long[][] lines, final Placer placer) throws InterruptedException {
-        final int count = postCount(ops);
-        final long[] durations = new long[iterations];
-        final FirstFailure failure = new FirstFailure();
-        for (int i = 0; i < iterations; i++) {
-            System.gc();
-            if (placer != null) {
-                placer.settle(placed[0], i);
-            }
-            lines[i] = lineOffsets(placed);
-            final long start = System.nanoTime();
-            final Thread producer = new Thread(new PostProducer(queue, count), "spsc-producer");
-            producer.setUncaughtExceptionHandler((t, e) -> failure.record(e));
-            producer.start();
-            final Object last = consumePost(queue, count);
-            producer.join();
-            durations[i] = System.nanoTime() - start;
-            failure.rethrow("spsc producer");
-            CheckFailed.require(last == POST_VALUE, "iteration " + i + ": the last value taken was " + last
-                                + ", not the one offered");
-            CheckFailed.require(queue.poll() == null, "iteration " + i + ": the queue still held a value after all "
-                                + ops + " were taken");
-            CheckFailed.require(durations[i] > 0, "iteration " + i + ": non-positive duration " + durations[i] + " ns");
-        }
-        return durations;
-    }
-
-    /**
-     * Puts the queue at one byte of its cache line for the post harness
-     * ({@code --queue-at}), without building it again: a full GC slides live
-     * objects down in allocation order, so an object's place after it is the
-     * size of what lives before it. Sixteen small live spacers (twelve
-     * {@code long[0]}, four {@code long[1]}: 16 and 24 bytes with compressed
-     * class pointers) are allocated and the heap collected before the queue
-     * is built, so that the queue is built above them (allocated just before
-     * it, without that GC, they were not always below it on a loaded
-     * machine); after a GC that leaves the queue elsewhere, the smallest set
-     * of them that slides it to the byte asked for is let go and the heap
-     * collected again. The queue is built once, as in the post's code, so
-     * its counters keep the distances they have without placement (their
-     * class data between {@code head} and {@code tailCache}, say). The GC
-     * before an iteration can move it further down (something that lived
-     * before it died), so the place is settled after each one, outside the
-     * clock. The array is not placed: it starts 3,096 bytes after the queue
-     * here, where the post's code has it right after {@code headCache} (696
-     * bytes), and {@code buffer_line_offset} records where it starts.
-     */
-    static final class Placer {
-        private static final int TRIES = 6;
-        private final int at;
-        private final Object[] small = new Object[12];   // long[0] spacers
-        private final Object[] large = new Object[4];    // long[1] spacers
-        private int smallLeft = small.length;            // the live ones are small[0 .. smallLeft)
-        private int largeLeft = large.length;
-        private final long smallBytes;
-        private final long largeBytes;
-
-        Placer(final int at) {
-            this.at = at;
-            if (Addresses.vm() == null) {
-                throw new IllegalStateException("--queue-at=" + at + ": JOL cannot read addresses on this JVM, so the "
-                                                + "queue cannot be placed");
-            }
-            for (int k = 0; k < small.length; k++) {
-                small[k] = new long[0];
-            }
-            for (int k = 0; k < large.length; k++) {
-                large[k] = new long[1];
-            }
-            smallBytes = Addresses.vm().sizeOf(small[0]);
-            largeBytes = Addresses.vm().sizeOf(large[0]);
-            System.gc();   // the spacers slide to the end of what lives; the queue is then built above them
-        }
-
-        /** After a full GC: slides {@code queue} to byte {@code at} of its line; else IllegalStateException. */
-        void settle(final Object queue, final int iteration) {
-            long off = Addresses.lineOffset(queue);
-            for (int t = 0; off != at; t++) {
-                final long slide = (off - at) & 63;
-                int bestSmall = -1;
-                int bestLarge = -1;
-                for (int a = 0; a <= smallLeft; a++) {
-                    for (int b = 0; b <= largeLeft; b++) {
-                        final long bytes = smallBytes * a + largeBytes * b;
-                        if (bytes > 0 && (bytes & 63) == slide
-                            && (bestSmall < 0 || bytes < smallBytes * bestSmall + largeBytes * bestLarge)) {
-                            bestSmall = a;
-                            bestLarge = b;
-                        }
-                    }
-                }
-                if (t == TRIES || bestSmall < 0) {
-                    throw new IllegalStateException("--queue-at=" + at + ": iteration " + iteration + ": the queue is "
-                                                    + "still at byte " + off + " of its cache line after " + t
-                                                    + " full GCs (spacers left: " + smallLeft + " of " + smallBytes
-                                                    + " bytes, " + largeLeft + " of " + largeBytes + ")");
-                }
-                for (int k = 0; k < bestSmall; k++) {
-                    small[--smallLeft] = null;
-                }
-                for (int k = 0; k < bestLarge; k++) {
-                    large[--largeLeft] = null;
-                }
-                System.gc();
-                off = Addresses.lineOffset(queue);
-            }
-        }
-    }
-
     /** Where each object sits in its cache line (byte 0-63; -1 without JOL). */
-    private static long[] lineOffsets(final Object[] objects) {
+    static long[] lineOffsets(final Object[] objects) {
         final long[] out = new long[objects.length];
         for (int k = 0; k < objects.length; k++) {
             out[k] = Addresses.lineOffset(objects[k]);
@@ -429,7 +150,7 @@ public final class SpscThroughput {
     }
 
     /** {@code --ops} as the post harness counts it: an {@code int}, as the post's code did; else BadArgument. */
-    private static int postCount(final long ops) {
+    static int postCount(final long ops) {
         if (ops > Integer.MAX_VALUE) {
             throw new BadArgument("--ops=" + ops + ": the post protocol counts in an int, as the post's code did; at "
                                   + "most " + Integer.MAX_VALUE);
@@ -438,138 +159,7 @@ public final class SpscThroughput {
     }
 
     /**
-     * The post's producer, shaped as its code had it: a {@code Runnable} that
-     * holds the queue in a field and offers one constant value, counting down
-     * an {@code int}, with {@code Thread.yield()} while the queue is full. The
-     * shape is what C2 compiles: the queue is read from the field and its
-     * class checked on every offer, as in the post's code (the class comment
-     * gives what other shapes ran). A failure reaches the harness through the
-     * thread's uncaught exception handler, so that {@code run()} holds the
-     * loop only.
-     */
-    static final class PostProducer implements Runnable {
-        private final SpscQueue queue;
-        private final int ops;
-
-        PostProducer(final SpscQueue queue, final int ops) {
-            this.queue = queue;
-            this.ops = ops;
-        }
-
-        @Override
-        public void run() {
-            int i = ops;
-            do {
-                while (!queue.offer(POST_VALUE)) {
-                    Thread.yield();
-                }
-            } while (0 != --i);
-        }
-    }
-
-    /**
-     * The post's consumer loop: {@code Thread.yield()} while the queue is
-     * empty, an {@code int} count, and each value taken cast to
-     * {@code Integer} as the post's generic queue made its code do; returns
-     * the last value taken.
-     */
-    private static Object consumePost(final SpscQueue q, final int ops) {
-        Integer result;
-        int i = ops;
-        do {
-            while (null == (result = (Integer) q.poll())) {
-                Thread.yield();
-            }
-        } while (0 != --i);
-        return result;
-    }
-
-    /**
-     * One thread's side of the run, after it has been pinned: meet the other at
-     * the barrier, then produce (clock started) or consume (clock stopped, the
-     * queue checked empty), once per iteration. A failed check is recorded in
-     * {@code s} and stops both threads at their next barrier; an exception is
-     * recorded by {@link Threads#worker}, which then runs {@code stop}.
-     */
-    private static void body(final Shared s, final CyclicBarrier barrier, final boolean isProducer)
-            throws InterruptedException, BrokenBarrierException {
-        for (int i = 0; i < s.start.length; i++) {
-            barrier.await();
-            if (s.abort) {
-                return;
-            }
-            if (isProducer) {
-                s.start[i] = System.nanoTime();
-                produce(s);
-            } else {
-                consume(s, i);
-                s.end[i] = System.nanoTime();
-                if (!s.abort && s.queue.poll() != null) {
-                    s.fail("iteration " + i + ": the queue still held a value after all " + s.ops + " were taken");
-                }
-            }
-        }
-    }
-
-    /**
-     * After a failure, arrive at the barrier once more instead of resetting it:
-     * the other thread, wherever it is, reaches its next barrier, sees
-     * {@code abort} and returns (a reset could miss a thread that arrives later
-     * and leave it waiting forever).
-     */
-    private static void release(final CyclicBarrier barrier) {
-        try {
-            barrier.await(10, TimeUnit.SECONDS);
-        } catch (InterruptedException | BrokenBarrierException | TimeoutException e) {
-            // the other thread has already gone
-        }
-    }
-
-    private static void produce(final Shared s) {
-        final SpscQueue q = s.queue;
-        final Object[] values = s.values;
-        final int n = values.length;
-        int j = 0;
-        for (long i = s.ops; i != 0; i--) {
-            final Object v = values[j];
-            if (++j == n) {
-                j = 0;
-            }
-            while (!q.offer(v)) {
-                if (s.abort) {
-                    return;
-                }
-                Thread.yield();
-            }
-        }
-    }
-
-    private static void consume(final Shared s, final int iteration) {
-        final SpscQueue q = s.queue;
-        final Object[] values = s.values;
-        final int n = values.length;
-        int j = 0;
-        for (long i = 0; i != s.ops; i++) {
-            Object e;
-            while ((e = q.poll()) == null) {
-                if (s.abort) {
-                    return;
-                }
-                Thread.yield();
-            }
-            if (e != values[j]) {
-                s.fail("iteration " + iteration + ": value " + i + " was " + e + ", expected " + values[j]
-                       + " (lost, duplicated or reordered)");
-                return;
-            }
-            if (++j == n) {
-                j = 0;
-            }
-        }
-    }
-
-    /**
-     * The test-only fault ({@code --fault=duplicate-one}): the first value
+     * The test-only fault ({@code --inject=duplicate-one}): the first value
      * offered goes into the queue twice, so the consumer sees it again where
      * it expects the next one (or, with {@code --ops=1}, finds the queue not
      * empty at the end). A separate class, loaded only in a fault run, so the

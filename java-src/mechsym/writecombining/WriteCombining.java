@@ -6,6 +6,7 @@ import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.Defaults;
 import mechsym.common.Kernels;
 
 /**
@@ -118,8 +119,7 @@ public final class WriteCombining {
 
     /** The kernel's defaults, for the Python bench (read through JPype). */
     public static String[] defaults() {
-        return new String[] {"protocol=lab", "iterations=134217728", "items=16777216", "arrays=6", "per-loop=6",
-                             "runs=5", "warmup-runs=1"};
+        return Defaults.of(WriteCombining::run);
     }
 
     public static String[] protocols() {
