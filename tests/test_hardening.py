@@ -262,7 +262,7 @@ def test_commands_name_a_metadata_file_without_an_experiment(results_dir, monkey
 
 
 def test_import_refuses_metadata_the_store_would_refuse(results_dir, tmp_path, monkeypatch):
-    from mechsym import bundle
+    from mechsym import bundle, bundle_format
 
     monkeypatch.setenv("MECHSYM_MACHINE", "m1")
     path = saved()
@@ -275,7 +275,7 @@ def test_import_refuses_metadata_the_store_would_refuse(results_dir, tmp_path, m
     m["machine"] = 3
     files[name] = json.dumps(m).encode()
     manifest = json.loads(files.pop(bundle.MANIFEST))
-    manifest["files"][name] = {"sha256": bundle._sha256(files[name]), "bytes": len(files[name])}
+    manifest["files"][name] = {"sha256": bundle_format.sha256(files[name]), "bytes": len(files[name])}
     bad = tmp_path / "bad.tar.gz"
     with tarfile.open(bad, "w:gz") as tar:
         bundle._add(tar, bundle.MANIFEST, json.dumps(manifest).encode())

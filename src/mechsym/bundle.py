@@ -21,37 +21,26 @@ the bench runs, and their numbers are not measurements.
 Runs stored under an older machine id and re-labelled by the store's alias
 table are packed under their new id (their bytes unchanged). Import is all or
 nothing: every file is written under a staging folder of the store first,
-then renamed into place; any failure removes what it wrote.
+then renamed into place; any failure removes what it wrote. The format and the
+checks of an archive and of a run's files are in bundle_format.py.
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
-import re
 import secrets
 import shutil
 import tarfile
-import zlib
 from datetime import datetime, timezone
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import pandas as pd
 
-from . import MechsymError, __version__, fsio, layout, store
+from . import MechsymError, __version__, fsio, store
+from .bundle_format import FORMAT, MANIFEST, VERSION, check_run, read, refusal, runs_in, sha256
 from .machine import git_commit, machine_id
-
-FORMAT = "mechsym-results-bundle"
-VERSION = 1
-MANIFEST = "mechsym-bundle.json"
-MEMBER = re.compile(r"^results/([^/]+)/([^/]+)/([^/]+)\.(csv|json)$")
-MAX_BYTES = 2 * 2**30  # refuse archives that would unpack to more than this
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _runs_to_pack(machine: str | None, include_smoke: bool) -> tuple[list[dict], int]:
@@ -72,7 +61,7 @@ def _runs_to_pack(machine: str | None, include_smoke: bool) -> tuple[list[dict],
         for experiment in experiments:
             found, skipped = store.scan(experiment, m, root, include_incomplete=False)
             if skipped:
-                raise MechsymError(f"{_refusal(skipped[0])}; bundle refused: a bundle would give it a fresh checksum "
+                raise MechsymError(f"{refusal(skipped[0])}; bundle refused: a bundle would give it a fresh checksum "
                                    "(nothing written)")
             metas += found
     smoke = 0 if include_smoke else sum(m.get("preset") == "smoke" for m in metas)
@@ -81,10 +70,6 @@ def _runs_to_pack(machine: str | None, include_smoke: bool) -> tuple[list[dict],
         left_out = f" ({smoke} smoke runs left out: add --include-smoke to pack them)" if smoke else ""
         raise MechsymError(f"no complete stored runs to bundle for {machine or machine_id()} in {root}{left_out}")
     return metas, smoke
-
-
-def _refusal(problem: str) -> str:
-    return problem[: -len("; run skipped")] if problem.endswith("; run skipped") else problem
 
 
 def bundle(output: str | os.PathLike | None = None, machine: str | None = None,
@@ -100,7 +85,7 @@ def bundle(output: str | os.PathLike | None = None, machine: str | None = None,
                 pair[ext] = src.read_bytes()
             except OSError as e:
                 raise MechsymError(f"stored run {src}: unreadable ({e.strerror or e}); bundle refused (nothing written)") from e
-        problem = _check_run(meta["_machine"], meta["experiment"], meta["run_id"], pair)
+        problem = check_run(meta["_machine"], meta["experiment"], meta["run_id"], pair)
         if problem:
             raise MechsymError(f"stored run {meta['_json']}: {problem}; bundle refused (nothing written)")
         for ext, data in pair.items():
@@ -112,7 +97,7 @@ def bundle(output: str | os.PathLike | None = None, machine: str | None = None,
         "git_commit": git_commit(), "machines": machines,
         "runs": [{"machine": m["_machine"], "experiment": m["experiment"], "run_id": m["run_id"],
                   "preset": m.get("preset"), "rows": m.get("rows")} for m in metas],
-        "files": {name: {"sha256": _sha256(data), "bytes": len(data)} for name, data in sorted(files.items())},
+        "files": {name: {"sha256": sha256(data), "bytes": len(data)} for name, data in sorted(files.items())},
     }
     relabelled = [{"run_id": m["run_id"], "experiment": m["experiment"], "stored_as": m["_dir"], "machine": m["_machine"]}
                   for m in metas if m.get("_dir") and m["_dir"] != m["_machine"]]
@@ -161,151 +146,12 @@ def _per_experiment(runs: list[dict]) -> str:
 
 # ---------------------------------------------------------------- import
 
-def read(archive: str | os.PathLike) -> tuple[dict, dict[str, bytes]]:
-    """The manifest and the checked files of an archive; MechsymError (one line) for anything else."""
-    path = Path(archive)
-    where = f"archive {path}"
-    if not path.is_file():
-        raise MechsymError(f"{where}: no such file")
-    try:
-        tar = tarfile.open(path, "r:*")
-    except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
-        raise MechsymError(f"{where}: not a mechsym bundle (not a tar or tar.gz archive); make one with `mechsym bundle`") from e
-    files: dict[str, bytes] = {}
-    manifest, listed = None, None
-    total = 0
-    try:
-        with tar:
-            for info in tar:
-                name = info.name
-                p = PurePosixPath(name)
-                if p.is_absolute() or ".." in p.parts or name.startswith("./"):
-                    raise MechsymError(f"{where}: unsafe member name '{name}'; refused")
-                if info.isdir():
-                    continue
-                if not info.isfile():
-                    raise MechsymError(f"{where}: member '{name}' is not a regular file; refused")
-                if name in files or (name == MANIFEST and manifest is not None):
-                    raise MechsymError(f"{where}: member '{name}' appears twice; refused")
-                if manifest is None:
-                    # the manifest comes first: every later member is checked against it before it is unpacked
-                    if name != MANIFEST:
-                        raise MechsymError(f"{where}: not a mechsym bundle (no {MANIFEST} as its first member; "
-                                           "make one with `mechsym bundle`)")
-                    if info.size > 64 * 2**20:
-                        raise MechsymError(f"{where}: {MANIFEST} of {info.size} bytes; refused")
-                    f = tar.extractfile(info)
-                    manifest, listed = _manifest(where, f.read() if f else b"")
-                    continue
-                if name not in listed:
-                    raise MechsymError(f"{where}: corrupt: {name} is not listed in {MANIFEST}; nothing imported")
-                entry = listed[name] if isinstance(listed[name], dict) else {}
-                if entry.get("bytes") != info.size:
-                    raise MechsymError(f"{where}: corrupt: {name} does not match its checksum; nothing imported")
-                total += info.size
-                if total > MAX_BYTES:
-                    raise MechsymError(f"{where}: unpacks to more than {MAX_BYTES // 2**30} GiB; refused")
-                f = tar.extractfile(info)
-                files[name] = f.read() if f else b""
-    except MechsymError:
-        raise
-    except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
-        raise MechsymError(f"{where}: corrupt archive ({_short(e)}); nothing imported") from e
-    if manifest is None:
-        raise MechsymError(f"{where}: not a mechsym bundle (no {MANIFEST}; make one with `mechsym bundle`)")
-    for name in sorted(set(listed) | set(files)):
-        if name not in files:
-            raise MechsymError(f"{where}: corrupt: {name} is listed in {MANIFEST} but missing; nothing imported")
-        if name not in listed:
-            raise MechsymError(f"{where}: corrupt: {name} is not listed in {MANIFEST}; nothing imported")
-        entry = listed[name] if isinstance(listed[name], dict) else {}
-        if entry.get("sha256") != _sha256(files[name]) or entry.get("bytes") != len(files[name]):
-            raise MechsymError(f"{where}: corrupt: {name} does not match its checksum; nothing imported")
-    return manifest, files
-
-
-def _manifest(where: str, data: bytes) -> tuple[dict, dict]:
-    try:
-        manifest = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise MechsymError(f"{where}: corrupt {MANIFEST} ({_short(e)}); nothing imported") from e
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise MechsymError(f"{where}: not a mechsym bundle ({MANIFEST} does not say format '{FORMAT}')")
-    if manifest.get("version") != VERSION:
-        raise MechsymError(f"{where}: bundle format version {manifest.get('version')!r}; this mechsym reads version {VERSION}")
-    listed = manifest.get("files")
-    if not isinstance(listed, dict):
-        raise MechsymError(f"{where}: corrupt {MANIFEST} (no file list); nothing imported")
-    return manifest, listed
-
-
-def _short(e: Exception) -> str:
-    text = str(e).strip().splitlines()
-    return (text[0] if text else type(e).__name__)[:200]
-
-
-def _names_ok(machine: str, experiment: str, run_id: str) -> bool:
-    return bool(layout.MACHINE_ID.match(machine) and ".." not in machine and layout.EXPERIMENT.match(experiment)
-                and layout.RUN_ID.match(run_id))
-
-
-def _check_run(machine: str, experiment: str, run_id: str, pair: dict[str, bytes]) -> str | None:
-    """Why a run's pair of files is not one this bench stores (None when it is): ids, JSON, columns, rows."""
-    if not _names_ok(machine, experiment, run_id):
-        return "not a machine id / experiment / run id this bench writes"
-    if set(pair) != {"csv", "json"}:
-        return "needs both its .csv and .json"
-    try:
-        meta = json.loads(pair["json"])
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        return f"corrupt metadata ({_short(e)})"
-    if not isinstance(meta, dict) or meta.get("run_id") != run_id or meta.get("experiment") != experiment:
-        return "its metadata names another run or experiment"
-    problem = store.meta_problem(meta, Path(experiment) / f"{run_id}.json")  # what every read of the store checks
-    if problem:
-        return f"not a run's metadata ({problem})"
-    problem = store.csv_problem(pair["csv"], meta.get("rows"), meta.get("csv_bytes"), meta.get("csv_sha256"),
-                                "corrupt results")
-    if problem:
-        return _refusal(problem)
-    try:
-        df = pd.read_csv(io.BytesIO(pair["csv"]), low_memory=False)
-    except Exception as e:
-        return f"corrupt results ({_short(e)})"
-    need = {"run_id", "metric", "value"}
-    if not need <= set(df.columns) or df.empty or not pd.api.types.is_numeric_dtype(df["value"]):
-        return "corrupt results (needs rows with columns run_id, metric and a numeric value)"
-    if set(df["run_id"].astype(str)) - {run_id}:
-        return "its rows name another run id"
-    return None
-
-
-def _runs_in(where: str, files: dict[str, bytes]) -> dict[tuple[str, str, str], dict[str, bytes]]:
-    """(machine, experiment, run id) -> {"csv": bytes, "json": bytes}, each run checked."""
-    runs: dict[tuple[str, str, str], dict[str, bytes]] = {}
-    for name, data in files.items():
-        m = MEMBER.match(name)
-        if not m:
-            raise MechsymError(f"{where}: unexpected member '{name}' (a bundle holds results/<machine>/<experiment>/<run-id>.csv|json)")
-        machine, experiment, run_id, ext = m.groups()
-        if not _names_ok(machine, experiment, run_id):
-            raise MechsymError(f"{where}: member '{name}': not a machine id / experiment / run id this bench writes")
-        runs.setdefault((machine, experiment, run_id), {})[ext] = data
-    if not runs:
-        raise MechsymError(f"{where}: the bundle holds no runs")
-    for (machine, experiment, run_id), pair in runs.items():
-        problem = _check_run(machine, experiment, run_id, pair)
-        if problem:
-            raise MechsymError(f"{where}: run {machine}/{experiment}/{run_id}: {problem}; nothing imported")
-    return runs
-
-
 def import_bundle(archive: str | os.PathLike, root: Path | None = None) -> str:
     """Add the runs of a bundle to the store; returns a one-line summary. Nothing is written unless all is well,
     and a failure while writing (a full disk) leaves the store as it was."""
     where = f"archive {archive}"
     manifest, files = read(archive)
-    runs = _runs_in(where, files)
+    runs = runs_in(where, files)
     root = Path(root or store.results_root())
     if root.exists() and not root.is_dir():
         raise MechsymError(f"results directory {root}: is not a directory; nothing imported")

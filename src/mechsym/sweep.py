@@ -34,12 +34,14 @@ import pandas as pd
 
 from . import MechsymError, provenance, store
 from .cpus import Topology, read_topology, taskset_available
+from .interrupts import signals_interrupt
 from .jdk import Jdk, check_flags, select
 from .launch import KernelError, Launch, check_timeout, java_command, native_command, run
-from .interrupts import signals_deferred, signals_interrupt
 from .machine import machine_info
+from .overrides import check_jvm_flags, check_preset, parse_cpus, parse_threads, select_cells
+from .runloop import (finish, noise_stop, reason_of, record_failure, save_interrupted, say_overlaps, tag_rows,
+                      unavailable_rows)
 
-PRESETS = ("smoke", "standard", "full")
 LOCK_FILE = Path(os.environ.get("MECHSYM_BENCH_LOCK", "/tmp/mechsym-bench.lock"))
 
 
@@ -132,77 +134,6 @@ def bench_lock(wait_message: Callable[[str], None] = lambda m: print(m, file=sys
             yield
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
-
-
-def check_preset(preset: str) -> None:
-    if preset not in PRESETS:
-        raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)} (and 'stored' in notebooks)")
-
-
-def parse_threads(spec) -> list[int]:
-    """'1,2,4' or [1, 2, 4] -> [1, 2, 4]; MechsymError unless every value is a whole number >= 1."""
-    items = spec.split(",") if isinstance(spec, str) else list(spec)
-    out = []
-    for item in items:
-        text = str(item).strip()
-        if not text.isdigit() or int(text) < 1:
-            raise MechsymError(f"threads '{text}': must be a whole number >= 1 (e.g. --threads 1,2,4)")
-        out.append(int(text))
-    if not out:
-        raise MechsymError("threads: give at least one thread count (e.g. --threads 1,2,4)")
-    return out
-
-
-def parse_cpus(spec, topo: Topology) -> list[int]:
-    items = spec.split(",") if isinstance(spec, str) else list(spec)
-    ids = []
-    for item in items:
-        text = str(item).strip()
-        if not text.isdigit():
-            raise MechsymError(f"CPU id '{text}': must be a whole number; this machine has CPUs {','.join(map(str, topo.ids))}")
-        ids.append(int(text))
-    topo.check_ids(ids)
-    return ids
-
-
-# Words of a java command line that are not VM options: the bench gives the class path and main class itself.
-_NOT_VM_OPTIONS = {"-cp", "-classpath", "--class-path", "-jar", "-m", "--module", "-p", "--module-path",
-                   "--upgrade-module-path", "--source", "-version", "--version", "-showversion", "--show-version",
-                   "-h", "-help", "-?", "--help", "-X", "--help-extra", "--list-modules", "-d", "--describe-module",
-                   "--validate-modules", "--dry-run", "-fullversion", "--full-version"}
-
-
-def check_jvm_flags(flags) -> tuple[str, ...]:
-    """Extra JVM flags from the command line: VM options only (each a word starting with '-', none that replaces the
-    class path or main class, prints something and exits, or reads more words from a file); else one line."""
-    out = tuple(flags)
-    for f in out:
-        if not isinstance(f, str) or not f.startswith("-") or f.split("=", 1)[0] in _NOT_VM_OPTIONS:
-            raise MechsymError(f"JVM flag '{f}': not a VM option for the kernels' JVM; give options such as "
-                               "-XX:+UseParallelGC, -Xmx2g or -Dname=value (the bench sets the class path and "
-                               "main class itself)")
-    return out
-
-
-def select_cells(cells: list[Cell], only: str) -> list[Cell]:
-    """Cells whose columns match every KEY=V1,V2 clause (clauses separated by ';')."""
-    known = sorted({k for c in cells for k in c.columns()})
-    kept = cells
-    for clause in str(only).split(";"):
-        clause = clause.strip()
-        if not clause:
-            continue
-        key, sep, values = clause.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not values.strip():
-            raise MechsymError(f"only '{clause}': expected KEY=VALUE[,VALUE] (keys: {', '.join(known)})")
-        if key not in known:
-            raise MechsymError(f"only '{clause}': unknown key '{key}' (keys: {', '.join(known)})")
-        wanted = {v.strip() for v in values.split(",")}
-        kept = [c for c in kept if str(c.columns().get(key)) in wanted]
-    if not kept:
-        raise MechsymError(f"only '{only}': matches no cell of this sweep")
-    return kept
 
 
 def plan(module, preset: str, jdks: list[Jdk] | None = None, topo: Topology | None = None,
@@ -380,39 +311,13 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
         raise
     except Exception as e:  # the run cannot go on: keep what finished (the error itself is the one line)
         meta["noise"] = noise_stop(meta)
-        meta["stopped"] = f"{where}: {_reason(e)}"
+        meta["stopped"] = f"{where}: {reason_of(e)}"
         if any((f["status"] == "ok").any() for f in frames):
             save_interrupted(name, frames, meta, store_results, results_root, why=f"stopped {where}")
         if isinstance(e, OSError):
-            raise MechsymError(f"{name}: stopped {where}: {_reason(e)}") from e
+            raise MechsymError(f"{name}: stopped {where}: {reason_of(e)}") from e
         raise
     return finish(name, frames, meta, started, store_results, results_root, said)
-
-
-def _reason(e: BaseException) -> str:
-    """An exception in one line: an OSError as its message and file, anything else as its type and message."""
-    if isinstance(e, OSError):
-        return f"{e.strerror or e}" + (f": {e.filename}" if e.filename else "")
-    if isinstance(e, MechsymError):
-        return str(e)
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0] if text else ''}"[:300]
-
-
-def noise_stop(meta: dict) -> dict:
-    from . import noise
-    return noise.stop(meta)
-
-
-def say_overlaps(recorder, said: set, write: Callable[[str], None]) -> None:
-    """One line per other measurement this run overlaps (the recorder notes each in the run's "noise")."""
-    for token, o in list(getattr(recorder, "overlaps", {}).items()):
-        if token in said:
-            continue
-        said.add(token)
-        since = f", started {o['start'].replace('T', ' ').rstrip('Z')} UTC" if o.get("start") else ""
-        write(f"mechsym: another measurement (pid {o.get('pid', '?')}{since}) ran at the same time as this one: "
-              "both runs' numbers may be disturbed (noted in this run's metadata)")
 
 
 def run_fork(fork: Fork) -> tuple[pd.DataFrame, str]:
@@ -437,87 +342,8 @@ def run_fork(fork: Fork) -> tuple[pd.DataFrame, str]:
     return df, pinned
 
 
-# The pieces of the run loop, each written once, so that every stored run has the same rows, failure records
-# and endings.
-
-def unavailable_rows(name: str, cols: dict, reason: str, meta: dict) -> pd.DataFrame:
-    """The one row that stands for a cell this machine or JDK cannot run (and its entry in the metadata)."""
-    meta["unavailable"].append({**cols, "reason": reason})
-    return pd.DataFrame([{"experiment": name, **cols, "fork": -1, "iteration": -1, "warmup": False,
-                          "metric": "", "value": float("nan"), "unit": "", "status": "unavailable", "note": reason}])
-
-
-def tag_rows(df: pd.DataFrame, name: str, cols: dict, fork: int, taskset: str) -> pd.DataFrame:
-    """A fork's kernel rows with the cell's columns (those the kernel did not print itself) and the run's tags."""
-    for k, v in reversed(list(cols.items())):
-        if k not in df.columns:
-            df.insert(0, k, v)
-    df.insert(0, "experiment", name)
-    df["fork"] = fork
-    df["taskset"] = taskset
-    df["status"] = "ok"
-    df["note"] = ""
-    return df
-
-
-def record_failure(meta: dict, cols: dict, fork: int, error: KernelError, bar, label: str) -> None:
-    """A fork that produced no number: kept in the metadata, never in the rows. A bad argument is the bench's
-    own mistake, not the machine's, and stops the run."""
-    if error.kind == "bad-argument":
-        raise error
-    meta["failures"].append({**cols, "fork": fork, "kind": error.kind, "message": str(error),
-                             "stderr_tail": error.stderr[-2000:]})
-    bar.write(f"  {label} fork {fork}: {error}", file=sys.stderr)
-    bar.update(1)
-
-
-def save_interrupted(name: str, frames: list[pd.DataFrame], meta: dict, store_results: bool,
-                     results_root: Path | None, note: str = "", why: str = "interrupted") -> None:
-    """On Ctrl-C (or a failure that stops the run): what finished is stored as an 'interrupted' run (hidden by
-    default); earlier runs untouched."""
-    meta["status"] = "interrupted"
-    meta["end"] = store.now_utc()
-    if store_results and any((f["status"] == "ok").any() for f in frames):
-        with signals_deferred():
-            path = store.save(name, tidy(frames), meta, root=results_root)
-        print(f"{why}: kept what finished as {path.name} (status interrupted, not shown by default); "
-              f"earlier runs untouched{note}", file=sys.stderr)
-    else:
-        print(f"{why}: nothing stored; earlier runs untouched{note}", file=sys.stderr)
-
-
-def finish(name: str, frames: list[pd.DataFrame], meta: dict, started: float, store_results: bool,
-           results_root: Path | None, said: set | None = None) -> dict:
-    """End a completed run: refuse to store when every fork failed, else tidy the rows and store them."""
-    from . import noise
-    recorder = meta.get("_noise")
-    meta["noise"] = noise.stop(meta)
-    if said is not None and recorder is not None:  # measurements that ended while this one ran
-        say_overlaps(recorder, said, lambda line: print(line, file=sys.stderr))
-    meta["end"] = store.now_utc()
-    meta["seconds"] = round(time.monotonic() - started, 1)
-    if not any((f["status"] == "ok").any() for f in frames):
-        first = meta["failures"][0]["message"] if meta["failures"] else "no cell could run here"
-        raise MechsymError(f"{name}: every fork failed; nothing stored (first failure: {first})")
-    rows = tidy(frames)
-    meta["rows"] = len(rows)
-    if store_results:
-        with signals_deferred():
-            meta["json"] = str(store.save(name, rows, meta, root=results_root))
-    meta["frame"] = rows
-    return meta
-
-
 def _short(cell: Cell) -> str:
     bits = [f"{k}={v}" for k, v in cell.params.items() if k in ("threads", "lock", "placement", "method")]
     if cell.jdk:
         bits.append(f"jdk{cell.jdk.feature}")
     return " ".join(bits)
-
-
-def tidy(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    df = pd.concat(frames, ignore_index=True, sort=False)
-    front = ["experiment", "variant"]
-    back = ["fork", "iteration", "warmup", "metric", "value", "unit", "status", "note"]
-    middle = [c for c in df.columns if c not in front + back]
-    return df[[c for c in front + middle + back if c in df.columns]]

@@ -39,7 +39,7 @@ def show(args) -> int:
         chosen = [find_run(args.run, args.experiment)]
     else:
         if args.preset:
-            from ..sweep import check_preset
+            from ..overrides import check_preset
 
             check_preset(args.preset)
         chosen = store.chosen_runs(args.experiment, args.machine, preset=args.preset)
