@@ -90,7 +90,16 @@ def record(experiment: str, state: GitState, allow_dirty: bool = False, root: Pa
     """The provenance block of a new run's metadata (its diff is stored beside the run by the store)."""
     return {"version": VERSION, "commit": state.commit, "clean": state.clean,
             "diff_sha256": state.diff_sha256, "allow_dirty": bool(allow_dirty and not state.clean),
-            "artefacts": artefacts(root), "fingerprint": fingerprint(experiment, WorkTree(root))}
+            "artefacts": artefacts(root), **_fingerprint_or_why(experiment, root)}
+
+
+def _fingerprint_or_why(experiment: str, root) -> dict:
+    """{"fingerprint": ...}, or {"fingerprint": None, "fingerprint_error": why} for an experiment this checkout
+    cannot fingerprint (a module made up by a test, say): such a run is never current."""
+    try:
+        return {"fingerprint": fingerprint(experiment, WorkTree(root))}
+    except ProvenanceError as e:
+        return {"fingerprint": None, "fingerprint_error": str(e)}
 
 
 # ---------------------------------------------------------------- stale or current
@@ -177,4 +186,4 @@ def banner(metas: list[dict], root: Path | str | None = None) -> str | None:
         else:
             parts.append(f"run {m.get('run_id')} was measured with code that cannot be traced ({why})")
     return ("Stale results: " + "; ".join(parts) + ". Its numbers may not be those of the kernels in this checkout: "
-            "re-run with PRESET = \"standard\" (or `make refresh`) to refresh.")
+            "set the parameters cell's PRESET to \"standard\" and re-run, or run `make refresh`.")
