@@ -34,7 +34,7 @@ from typing import Callable
 
 import pandas as pd
 
-from . import MechsymError, store
+from . import MechsymError, rowcheck, store
 from .cpus import Topology, read_topology, taskset_available
 from .jdk import Jdk, check_flags, select
 from .launch import KernelError, Launch, check_timeout, java_command, native_command, run
@@ -145,7 +145,7 @@ def parse_threads(spec) -> list[int]:
     out = []
     for item in items:
         text = str(item).strip()
-        if not text.isdigit() or int(text) < 1:
+        if not (text.isascii() and text.isdigit()) or int(text) < 1:
             raise MechsymError(f"threads '{text}': must be a whole number >= 1 (e.g. --threads 1,2,4)")
         out.append(int(text))
     if not out:
@@ -158,7 +158,7 @@ def parse_cpus(spec, topo: Topology) -> list[int]:
     ids = []
     for item in items:
         text = str(item).strip()
-        if not text.isdigit():
+        if not (text.isascii() and text.isdigit()):  # '¹' is a digit to str.isdigit, not to int()
             raise MechsymError(f"CPU id '{text}': must be a whole number; this machine has CPUs {','.join(map(str, topo.ids))}")
         ids.append(int(text))
     topo.check_ids(ids)
@@ -403,6 +403,10 @@ def run_fork(fork: Fork) -> tuple[pd.DataFrame, str]:
             if c not in extra and df[c].nunique(dropna=False) == 1:
                 extra[c] = df[c].iloc[0]
         df = pd.concat([df, extra], ignore_index=True)
+    problem = rowcheck.kernel_problem(df)  # the rules every read applies: a fork that breaks them keeps nothing
+    if problem:
+        raise KernelError(f"{cell.variant} fork {fork.number + 1}: {problem}; nothing kept from this fork",
+                          "bad-output", [cell.kernel])
     return df, pinned
 
 
