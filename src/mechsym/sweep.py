@@ -405,7 +405,7 @@ def run_fork(fork: Fork) -> tuple[pd.DataFrame, str]:
         df = pd.concat([df, extra], ignore_index=True)
     problem = rowcheck.kernel_problem(df)  # the rules every read applies: a fork that breaks them keeps nothing
     if problem:
-        raise KernelError(f"{cell.variant} fork {fork.number + 1}: {problem}; nothing kept from this fork",
+        raise KernelError(f"{cell.kernel.rsplit('.', 1)[-1]}: {problem}; nothing kept from this fork",
                           "bad-output", [cell.kernel])
     return df, pinned
 
