@@ -241,7 +241,7 @@ def test_metadata_with_the_wrong_shape_is_named_in_one_line(results_dir, change,
     change(m, path)
     path.write_text(json.dumps(m))
     with pytest.raises(MechsymError, match=rf"corrupt metadata file .*{path.name}: not a run's metadata \(.*{text}"):
-        store.runs("demo", "m1")
+        store.load("demo", "m1")  # the only run: its reason is the error (beside others, a warning)
 
 
 def test_commands_name_a_metadata_file_without_an_experiment(results_dir, monkeypatch, tmp_path):
@@ -346,7 +346,7 @@ def test_a_signal_while_a_run_is_stored_waits_until_it_is(results_dir, monkeypat
         return real_save(*a, **kw)
     monkeypatch.setattr(store, "save", save_with_ctrl_c)
     frame = sweep.tag_rows(pd.DataFrame({"iteration": [0], "warmup": [False], "metric": ["m"], "value": [1.0],
-                                         "unit": ["x"]}), "demo", {"variant": "a"}, 0, "none")
+                                         "unit": ["count"]}), "demo", {"variant": "a"}, 0, "none")
     meta = {"preset": "smoke", "run_id": store.new_run_id("smoke"), "machine": {"machine_id": "m1"},
             "status": "complete", "failures": []}
     with pytest.raises(KeyboardInterrupt):

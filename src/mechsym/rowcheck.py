@@ -116,8 +116,8 @@ def _values_hit(metric: pd.Series, unit: pd.Series, raw: pd.Series, value: pd.Se
     known = unit.isin(list(UNITS)).to_numpy()
     lo = unit.map({u: r.lo for u, r in UNITS.items()}).to_numpy(dtype=float)
     hi = unit.map({u: r.hi for u, r in UNITS.items()}).to_numpy(dtype=float)
-    lo_open = unit.map({u: r.lo_open for u, r in UNITS.items()}).fillna(False).to_numpy(dtype=bool)
-    whole = unit.map({u: r.whole for u, r in UNITS.items()}).fillna(False).to_numpy(dtype=bool)
+    lo_open = unit.isin([u for u, r in UNITS.items() if r.lo_open]).to_numpy()
+    whole = unit.isin([u for u, r in UNITS.items() if r.whole]).to_numpy()
     whole = whole & ~metric.map(_per).to_numpy(dtype=bool)
     finite = np.isfinite(v)
     with np.errstate(invalid="ignore"):
