@@ -958,3 +958,12 @@ def test_odd_arguments_of_show_import_and_bundle_are_one_line(results_dir, tmp_p
     one_line(mechsym("import", "/dev/zero"), "is not a regular file")
     one_line(mechsym("bundle", "-o", "-", "--include-smoke", env=env), "output '-': a bundle is written to a file")
     assert not Path("-").exists()
+
+
+def test_every_stored_run_passes_the_row_check():
+    from mechsym import data_root, rowcheck
+
+    csvs = sorted((data_root() / "results").glob("*/*/*.csv"))
+    assert csvs
+    bad = {str(p): rowcheck.problem(p.read_bytes(), p.stem, p.parent.name) for p in csvs}
+    assert {k: v for k, v in bad.items() if v} == {}

@@ -612,8 +612,8 @@ def _scan(experiment: str, machine: str | None, root: Path | None, include_incom
             continue
         try:
             meta = _read_meta(j)
-        except MechsymError as e:  # one bad sidecar skips its own run, never the others
-            skipped.append(f"{e}; run skipped")
+        except MechsymError as err:  # one bad sidecar skips its own run, never the others
+            skipped.append(f"{err}; run skipped")
             continue
         if not include_incomplete and meta.get("status", "complete") != "complete":
             continue
