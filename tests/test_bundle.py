@@ -320,16 +320,16 @@ def test_a_failure_while_renaming_into_place_is_rolled_back(other_machine, resul
     from mechsym import MechsymError, bundle
 
     _, archive = other_machine
-    real = os.replace
+    real = os.link
     n = []
 
     def fails(src, dst):
         n.append(dst)
-        if len(n) == 3:  # both CSVs are in place, the first JSON fails
+        if len(n) == 3:  # the first run is in place, the second run's CSV fails
             raise OSError(5, "Input/output error")
         return real(src, dst)
 
-    monkeypatch.setattr(os, "replace", fails)
+    monkeypatch.setattr(os, "link", fails)
     with pytest.raises(MechsymError, match=r"Input/output error\); the store is as it was"):
         bundle.import_bundle(archive)
     assert files(results_dir) == {} and list(results_dir.iterdir()) == []

@@ -241,7 +241,7 @@ def test_metadata_with_the_wrong_shape_is_named_in_one_line(results_dir, change,
     change(m, path)
     path.write_text(json.dumps(m))
     with pytest.raises(MechsymError, match=rf"corrupt metadata file .*{path.name}: not a run's metadata \(.*{text}"):
-        store.runs("demo", "m1")
+        store.load("demo", "m1")  # the only run: its reason is the error (beside others, a warning)
 
 
 def test_commands_name_a_metadata_file_without_an_experiment(results_dir, monkeypatch, tmp_path):
@@ -346,7 +346,7 @@ def test_a_signal_while_a_run_is_stored_waits_until_it_is(results_dir, monkeypat
         return real_save(*a, **kw)
     monkeypatch.setattr(store, "save", save_with_ctrl_c)
     frame = sweep.tag_rows(pd.DataFrame({"iteration": [0], "warmup": [False], "metric": ["m"], "value": [1.0],
-                                         "unit": ["x"]}), "demo", {"variant": "a"}, 0, "none")
+                                         "unit": ["count"]}), "demo", {"variant": "a"}, 0, "none")
     meta = {"preset": "smoke", "run_id": store.new_run_id("smoke"), "machine": {"machine_id": "m1"},
             "status": "complete", "failures": []}
     with pytest.raises(KeyboardInterrupt):
@@ -440,7 +440,7 @@ def fake_module(fail_at: int, error: BaseException):
 
 @pytest.fixture
 def python_cells(monkeypatch):
-    code = "print('iteration,warmup,metric,value,unit'); print('0,false,speed,3.0,x')"
+    code = "print('iteration,warmup,metric,value,unit'); print('0,false,speed,3.0,count')"
 
     def native(binary, params, cpus=None):
         return Launch([sys.executable, "-c", code], "none")
@@ -581,3 +581,389 @@ def test_a_signal_the_caller_ignores_stays_ignored():
             assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGHUP, old)
+
+
+# ---------------------------------------------------------------- rows: one check for every writer and reader
+# (issue 35: impossible values, incomplete rows, interrupted imports, leftovers, one line for every refusal)
+
+def locks_runs(machine: str = "m1") -> tuple[Path, Path]:
+    """Two stored locks runs of `machine` (synthetic rows): the older stays good, the newer is the one a test spoils."""
+    from synthetic import save_synthetic, synthetic_locks
+
+    good = save_synthetic(synthetic_locks(jdks=("17",), threads=(1, 2)), machine)
+    bad = save_synthetic(synthetic_locks(jdks=("17",), threads=(1, 2)), machine)
+    folder = store.results_root() / machine / "locks"
+    return folder / f"{good}.json", folder / f"{bad}.json"
+
+
+def reseal_run(json_path: Path, change) -> None:
+    """Rewrite a stored run's CSV text with change(lines) and make its sidecar match (rows, bytes, sha256), as a
+    hand-edited or foreign run would be: only the rows themselves are wrong."""
+    import hashlib
+
+    csv_path = json_path.with_suffix(".csv")
+    lines = change(csv_path.read_text().splitlines())
+    data = "".join(line + "\n" for line in lines).encode()
+    csv_path.write_bytes(data)
+    m = json.loads(json_path.read_text())
+    m.update(rows=len(lines) - 1, csv_bytes=len(data), csv_sha256=hashlib.sha256(data).hexdigest())
+    json_path.write_text(json.dumps(m))
+
+
+def set_values(value: str):
+    """Every measured row's value becomes `value`."""
+    def change(lines):
+        head = lines[0].split(",")
+        v, s = head.index("value"), head.index("status")
+        out = [lines[0]]
+        for line in lines[1:]:
+            f = line.split(",")
+            if f[s] == "ok":
+                f[v] = value
+            out.append(",".join(f))
+        return out
+    return change
+
+
+def drop_column(name: str):
+    def change(lines):
+        i = lines[0].split(",").index(name)
+        return [",".join(f for j, f in enumerate(line.split(",")) if j != i) for line in lines]
+    return change
+
+
+SPOILED = [
+    (set_values("inf"), "line 2: value 'inf' of throughput is not a finite number"),
+    (set_values("NaN"), "line 2: value 'NaN' of throughput is not a finite number"),
+    (set_values("-5"), "line 2: value -5 of throughput (ops/s) is impossible: a rate is > 0"),
+    (set_values("1e308"), "line 2: value 1e308 of throughput (ops/s) is impossible"),
+    (set_values("abc"), "line 2: value 'abc' of throughput is not a number"),
+    (lambda ls: ls[:2] + [ls[0]] + ls[2:], "line 3: status 'status'"),             # a repeated header line
+    (drop_column("unit"), "line 1: missing columns unit"),
+    (drop_column("status"), "line 1: missing columns status"),
+    (drop_column("value"), "line 1: missing columns value"),
+    (drop_column("metric"), "line 1: missing columns metric"),
+    (lambda ls: ls[:2] + [ls[2] + ",7"] + ls[3:], "line 3: "),                       # an extra field
+    (lambda ls: [ls[0]] + [line + ",7" for line in ls[1:]], "line 2: "),            # an extra column, no name
+    (lambda ls: ls[:3] + [ls[3].rsplit(",", 1)[0]] + ls[4:], "line 4: "),          # a short row
+    (lambda ls: [ls[0] + ",extra"] + [line + ",1" for line in ls[1:]], None),       # a named parameter column: fine
+]
+
+
+@pytest.mark.parametrize("change, text", SPOILED)
+def test_a_run_with_impossible_or_incomplete_rows_is_skipped_by_every_read(results_dir, capsys, change, text):
+    good, bad = locks_runs()
+    reseal_run(bad, change)
+    metas = store.runs("locks", "m1")
+    err = capsys.readouterr().err
+    if text is None:
+        assert len(metas) == 2 and err == ""
+        return
+    assert [m["run_id"] for m in metas] == [good.stem]
+    [line] = err.strip().splitlines()
+    assert str(bad.with_suffix(".csv")) in line and text in line and line.endswith("; run skipped"), line
+    df = store.load("locks", "m1")  # what the notebooks read: the good run, never the spoiled one
+    assert set(df["run_id"]) == {good.stem} and np_finite(df)
+    from mechsym import bundle
+
+    pair = {"csv": bad.with_suffix(".csv").read_bytes(), "json": bad.read_bytes()}
+    assert text in bundle._check_run("m1", "locks", bad.stem, pair)  # import checks what a read checks
+
+
+def np_finite(df) -> bool:
+    ok = df[df["status"] == "ok"]
+    return bool(((ok["value"] > 0) & (ok["value"] < float("inf"))).all())
+
+
+def test_show_compare_verdicts_and_bundle_agree_on_an_impossible_run(results_dir, tmp_path, capsys):
+    from mechsym.overview import collect
+
+    good, bad = locks_runs()
+    reseal_run(bad, set_values("inf"))
+    where = f"results file {bad.with_suffix('.csv')}: line 2: value 'inf' of throughput is not a finite number"
+    env = {"MECHSYM_MACHINE": "m1"}
+    one_line(mechsym("show", "locks", "--run", bad.stem, env=env), where)
+    one_line(mechsym("compare", good.stem, bad.stem, env=env), where)
+    one_line(mechsym("bundle", "--include-smoke", "-o", str(tmp_path / "b.tar.gz"), env=env), where)
+    assert not (tmp_path / "b.tar.gz").exists()
+    out = collect("m1", names=["locks"])
+    assert not out["now"].astype(str).str.contains("inf|0.00x").any()
+    assert where in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- a kernel's output that must store nothing
+
+@pytest.mark.parametrize("stdout, text", [
+    ("iteration,warmup,metric,value,unit\n0,false,throughput,1", "output row 1: no unit"),   # half a row, no newline
+    ("iteration,warmup,metric,value,unit\n0,false,ns_per_op,1e308,ns/op\n", "value 1e+308 of ns_per_op (ns/op) is "
+                                                                            "impossible"),
+    ("iteration,warmup,metric,value,unit\n0,false,throughput,-5,ops/s\n", "value -5 of throughput (ops/s) is "
+                                                                         "impossible: a rate is > 0"),
+    ("run_id,iteration,warmup,metric,value,unit\nx,0,false,throughput,5,ops/s\n", "a column 'run_id', which the "
+                                                                                  "bench adds itself"),
+    ("experiment,iteration,warmup,metric,value,unit\nx,0,false,throughput,5,ops/s\n", "a column 'experiment'"),
+])
+def test_kernel_output_the_store_would_refuse_fails_its_fork_and_stores_nothing(results_dir, monkeypatch, stdout,
+                                                                                 text):
+    code = f"import sys; sys.stdout.write({stdout!r})"
+    monkeypatch.setattr(sweep, "native_command", lambda binary, params, cpus=None: Launch([sys.executable, "-c", code],
+                                                                                        "none"))
+    m = types.SimpleNamespace(NAME="fake", cells=lambda preset, topo, jdks: [Cell("proc", "c:python", forks=1)])
+    with pytest.raises(MechsymError) as e:
+        sweep.execute(m, "smoke", progress=False)
+    assert "every fork failed; nothing stored" in str(e.value) and text in str(e.value), str(e.value)
+    assert len(str(e.value).splitlines()) == 1
+    assert list(results_dir.iterdir()) == []
+
+
+# ---------------------------------------------------------------- import: one transaction, even under kill -9
+
+def small_bundle(tmp_path: Path, runs: int = 3) -> Path:
+    """A bundle of `runs` small locks runs of machine 'far', made in a store of its own."""
+    from synthetic import save_synthetic, synthetic_locks
+
+    from mechsym import bundle
+
+    root = tmp_path / "far-store"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MECHSYM_RESULTS", str(root))
+        for _ in range(runs):
+            save_synthetic(synthetic_locks(jdks=("17",), threads=(1,), runs=1, forks=1), "far")
+        out, _ = bundle.bundle(tmp_path / "far.tar.gz", machine="far", include_smoke=True)
+    return out
+
+
+KILLED_AFTER = """
+import os, signal, sys
+from mechsym import bundle
+real, n = bundle._place, []
+def place(src, dst):
+    real(src, dst)
+    n.append(dst)
+    if len(n) == int(sys.argv[2]):
+        os.kill(os.getpid(), signal.SIGKILL)   # kill -9 right after this file went into place
+bundle._place = place
+bundle.import_bundle(sys.argv[1])
+"""
+
+
+def test_an_import_killed_part_way_is_cleaned_up_and_completed_by_importing_again(results_dir, tmp_path, capsys):
+    from mechsym import bundle
+
+    archive = small_bundle(tmp_path)
+    # killed after the first run (CSV, JSON) and the second run's CSV went into place
+    r = subprocess.run([sys.executable, "-c", KILLED_AFTER, str(archive), "3"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == -signal.SIGKILL, r.stderr
+    folder = results_dir / "far" / "locks"
+    assert len(list(folder.glob("*.json"))) == 1 and len(list(folder.glob("*.csv"))) == 2  # half a run left
+    assert list(results_dir.glob(".import-*"))
+    summary = bundle.import_bundle(archive)
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "cleaned up an import that was killed" in line and "1 runs it had half placed" in line, line
+    assert summary.startswith("imported 2 runs") and "1 already stored (identical, skipped)" in summary, summary
+    assert len(list(folder.glob("*.json"))) == 3 and len(list(folder.glob("*.csv"))) == 3
+    assert not list(results_dir.glob(".*")) and len(store.runs("locks", "far")) == 3
+
+
+def test_a_csv_left_without_its_json_is_completed_by_the_same_bundle(results_dir, tmp_path):
+    from mechsym import bundle
+
+    archive = small_bundle(tmp_path, runs=2)
+    bundle.import_bundle(archive)
+    j = sorted((results_dir / "far" / "locks").glob("*.json"))[0]
+    j.unlink()  # as an import killed between a run's CSV and its JSON leaves it (its stage gone too)
+    assert bundle.import_bundle(archive).startswith("imported 1 runs")
+    assert len(store.runs("locks", "far")) == 2
+
+
+def test_a_folder_another_import_makes_meanwhile_is_no_failure(results_dir, tmp_path, monkeypatch):
+    from mechsym import bundle
+
+    archive = small_bundle(tmp_path, runs=1)
+    real = Path.mkdir
+
+    def racing(self, *a, **kw):  # another import makes the same folder just before this one does
+        if self.name in ("far", "locks") and self.parent.name != "results" or self.name == "far":
+            real(self, parents=True, exist_ok=True)
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(Path, "mkdir", racing)
+    assert bundle.import_bundle(archive).startswith("imported 1 runs")
+
+
+def test_an_import_never_replaces_a_file_that_appears_while_it_places(results_dir, tmp_path, monkeypatch):
+    from mechsym import bundle
+
+    archive = small_bundle(tmp_path, runs=1)
+    real = bundle._place
+
+    def other_first(src, dst):  # another writer puts a file there between the check and the placement
+        dst.write_bytes(b"theirs")
+        return real(src, dst)
+
+    monkeypatch.setattr(bundle, "_place", other_first)
+    with pytest.raises(MechsymError, match="appeared while importing; runs are never overwritten"):
+        bundle.import_bundle(archive)
+    [theirs] = [p for p in results_dir.rglob("*") if p.is_file()]
+    assert theirs.read_bytes() == b"theirs"
+
+
+# ---------------------------------------------------------------- leftovers outside the results store
+
+def dead_pid() -> int:
+    p = subprocess.Popen(["true"])
+    p.wait()
+    return p.pid
+
+
+def test_the_affinity_pair_works_under_the_scratch_root_and_stale_ones_go(tmp_path, monkeypatch, capsys):
+    from mechsym.experiments.affinity import sweep as affinity
+    from mechsym.sweep import Fork
+
+    scratch = tmp_path / "scratch"
+    stale = scratch / f"affinity-{dead_pid()}-abcdef"
+    stale.mkdir(parents=True)
+    monkeypatch.setenv("MECHSYM_SCRATCH", str(scratch))
+    seen = []
+
+    def fake_run(launch, timeout):
+        seen.append(Path(launch.command[10]))
+        assert seen[0].is_dir()
+        return pd.DataFrame([{"iteration": 0, "warmup": False, "metric": "rate", "value": 1.0, "unit": "msg/s"}])
+
+    monkeypatch.setattr(affinity, "run", fake_run)
+    jdk = types.SimpleNamespace(java="java")
+    affinity._runner(None)(Fork(Cell("multicast", "cmd:unshare", jdk=jdk), 0))
+    assert seen[0].parent == scratch and not seen[0].exists() and not stale.exists()
+    assert "scratch of a run that was killed" in capsys.readouterr().err
+
+
+def test_a_lone_run_leaves_no_overlap_log_beside_the_bench_lock(tmp_path):
+    from mechsym import noise
+
+    rec = noise.Recorder(proc=tmp_path / "nothing", self_pid=os.getpid(), registry=tmp_path / "runs", clk_tck=100)
+    rec.begin()
+    assert (tmp_path / "runs").is_dir()
+    rec.stop()
+    assert not (tmp_path / "runs").exists()
+
+
+KILLED_BUNDLE = """
+import os, signal, sys
+from mechsym import bundle
+real = bundle._add
+def add(tar, name, data):
+    real(tar, name, data)
+    tar.fileobj.flush()
+    os.kill(os.getpid(), signal.SIGKILL)   # kill -9 while the archive is being written
+bundle._add = add
+bundle.bundle(sys.argv[1], machine="far", include_smoke=True)
+"""
+
+
+def test_a_bundle_killed_while_writing_leaves_nothing_after_the_next_bundle(results_dir, tmp_path, capsys):
+    from mechsym import bundle
+
+    bundle.import_bundle(small_bundle(tmp_path, runs=1))
+    out = tmp_path / "out"
+    out.mkdir()
+    r = subprocess.run([sys.executable, "-c", KILLED_BUNDLE, str(out / "x.tgz")], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == -signal.SIGKILL, r.stderr
+    assert [p.name for p in out.iterdir()] and not (out / "x.tgz").exists()  # its hidden temporary file
+    bundle.bundle(out / "y.tgz", machine="far", include_smoke=True)
+    assert [p.name for p in out.iterdir()] == ["y.tgz"]
+    assert "part of a bundle whose writing was killed" in capsys.readouterr().err
+
+
+def test_a_refused_run_creates_no_results_folders_and_a_superscript_cpu_is_one_line(tmp_path):
+    missing = tmp_path / "a" / "b" / "results"
+    r = mechsym("run", "locks", "--preset", "smoke", "--cpus", "\u00b9", "--no-progress",
+                env={"MECHSYM_RESULTS": str(missing), "MECHSYM_BENCH_LOCK": str(tmp_path / "lock")})
+    one_line(r, "CPU id '\u00b9': must be a whole number")
+    assert not (tmp_path / "a").exists()
+
+
+# ---------------------------------------------------------------- one line instead of a traceback
+
+def nested(depth: int = 5000) -> bytes:  # past the JSON decoder's recursion limit (about 1000)
+    return b"[" * depth + b"]" * depth
+
+
+def repack(archive: Path, out: Path, change) -> Path:
+    """The bundle's files through change(files) (the manifest as it is, unless change replaces it), then checksums
+    made to match in the manifest, into a new archive."""
+    from mechsym import bundle
+
+    with tarfile.open(archive) as tar:
+        files = {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}
+    manifest = files.pop(bundle.MANIFEST)
+    files = change(files)
+    if bundle.MANIFEST in files:
+        manifest = files.pop(bundle.MANIFEST)
+    else:
+        m = json.loads(manifest)
+        m["files"] = {n: {"sha256": bundle._sha256(d), "bytes": len(d)} for n, d in files.items()}
+        manifest = json.dumps(m).encode()
+    with tarfile.open(out, "w:gz") as tar:
+        bundle._add(tar, bundle.MANIFEST, manifest)
+        for n, data in files.items():
+            bundle._add(tar, n, data)
+    return out
+
+
+def test_deeply_nested_json_is_one_line_wherever_it_is(results_dir, tmp_path, capsys):
+    archive = small_bundle(tmp_path, runs=1)
+    bad = repack(archive, tmp_path / "m.tar.gz", lambda f: {**f, "mechsym-bundle.json": nested()})
+    one_line(mechsym("import", str(bad)), "corrupt mechsym-bundle.json (nested too deeply")
+    side = repack(archive, tmp_path / "s.tar.gz", lambda f: {n: nested() if n.endswith(".json") else d
+                                                             for n, d in f.items()})
+    one_line(mechsym("import", str(side)), "corrupt metadata (nested too deeply")
+    assert list(results_dir.iterdir()) == []
+    good, bad_run = locks_runs()
+    bad_run.write_bytes(nested())
+    assert [m["run_id"] for m in store.runs("locks", "m1")] == [good.stem]
+    assert "nested too deeply to be a run's metadata; run skipped" in capsys.readouterr().err
+
+
+def test_a_sidecar_naming_another_run_skips_only_that_run(results_dir, capsys):
+    good, bad = locks_runs()
+    m = json.loads(bad.read_text())
+    m["run_id"] = good.stem
+    bad.write_text(json.dumps(m))
+    assert [x["run_id"] for x in store.runs("locks", "m1")] == [good.stem]
+    assert set(store.load("locks", "m1")["run_id"]) == {good.stem}
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert str(bad) in line and "is not the file's own run id" in line and line.endswith("run skipped")
+
+
+def test_reports_check_preset_and_output_before_rendering(tmp_path, monkeypatch):
+    from mechsym import reports
+
+    monkeypatch.setattr(reports, "execute", lambda *a, **k: pytest.fail("rendered before checking"))
+    with pytest.raises(MechsymError, match="preset 'bogus': allowed presets are stored, smoke, standard, full"):
+        reports.build(preset="bogus", output=str(tmp_path / "r"))
+    existing = tmp_path / "a-file"
+    existing.write_text("")
+    with pytest.raises(MechsymError, match=f"output {existing}: {existing} is a file"):
+        reports.build(output=str(existing))
+
+
+def test_odd_arguments_of_show_import_and_bundle_are_one_line(results_dir, tmp_path):
+    good, _ = locks_runs()
+    env = {"MECHSYM_MACHINE": "m1"}
+    one_line(mechsym("show", "locks", "--run", "", env=env), "--run '': give a run id")
+    one_line(mechsym("import", str(tmp_path)), "is a directory, not a bundle")
+    one_line(mechsym("import", "/dev/zero"), "is not a regular file")
+    one_line(mechsym("bundle", "-o", "-", "--include-smoke", env=env), "output '-': a bundle is written to a file")
+    assert not Path("-").exists()
+
+
+def test_every_stored_run_passes_the_row_check():
+    from mechsym import data_root, rowcheck
+
+    csvs = sorted((data_root() / "results").glob("*/*/*.csv"))
+    assert csvs
+    bad = {str(p): rowcheck.problem(p.read_bytes(), p.stem, p.parent.name) for p in csvs}
+    assert {k: v for k, v in bad.items() if v} == {}

@@ -97,15 +97,15 @@ def module(events: list, fail_at: int | None = None):
     def reply(fork, line):
         if line != "fake: ask":
             return None
-        fork.rows.append({"iteration": 0, "warmup": False, "metric": "checked", "value": 1.0, "unit": "x"})
+        fork.rows.append({"iteration": 0, "warmup": False, "metric": "checked", "value": 1.0, "unit": "count"})
         return "go"
 
     def runner(fork):
         fork.commands.append("fake-runner")
-        return pd.DataFrame([{"iteration": 0, "warmup": False, "metric": "speed", "value": 7.0, "unit": "x"}])
+        return pd.DataFrame([{"iteration": 0, "warmup": False, "metric": "speed", "value": 7.0, "unit": "count"}])
 
     code = ("import sys; print('fake: ask', file=sys.stderr, flush=True); w = sys.stdin.readline().strip(); "
-            "print('where,iteration,warmup,metric,value,unit'); print(f'{sys.argv[-1]},0,false,speed,3.0,x')")
+            "print('where,iteration,warmup,metric,value,unit'); print(f'{sys.argv[-1]},0,false,speed,3.0,count')")
 
     def cells(preset, topo, jdks):
         proc = Cell("proc", "c:python", params={}, forks=2, prepare=prepare, reply=reply,

@@ -30,8 +30,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import secrets
 import shutil
+import sys
 import tarfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -61,8 +63,9 @@ def _runs_to_pack(machine: str | None, include_smoke: bool) -> tuple[list[dict],
         for experiment in experiments:
             found, skipped = store.scan(experiment, m, root, include_incomplete=False)
             if skipped:
-                raise MechsymError(f"{refusal(skipped[0])}; bundle refused: a bundle would give it a fresh checksum "
-                                   "(nothing written)")
+                why = "a bundle would give it a fresh checksum" if "corrupt results file" in skipped[0] \
+                    else "a bundle carries only runs every read of the store accepts"
+                raise MechsymError(f"{refusal(skipped[0])}; bundle refused: {why} (nothing written)")
             metas += found
     smoke = 0 if include_smoke else sum(m.get("preset") == "smoke" for m in metas)
     metas = [m for m in metas if include_smoke or m.get("preset") != "smoke"]
@@ -106,10 +109,16 @@ def bundle(output: str | os.PathLike | None = None, machine: str | None = None,
     if output is None:
         who = machines[0] if len(machines) == 1 else "all"
         output = Path.cwd() / f"mechsym-results-{who}-{stamp}.tar.gz"
+    if str(output) == "-":
+        raise MechsymError("output '-': a bundle is written to a file, not to stdout; give --output FILE.tar.gz "
+                           "(nothing written)")
     out = Path(output)
+    if out.is_dir():
+        raise MechsymError(f"output {out}: is a directory; give a file name inside it (nothing written)")
+    _clean_stale_temps(out)
     if out.exists():
         raise MechsymError(f"output {out}: already exists; choose another --output (bundles are never overwritten)")
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    tmp = out.with_name(f".{out.name}{TMP}{os.getpid()}")
     blocker = next((p for p in [out.parent, *out.parent.parents] if p.exists()), None)
     if blocker is not None and not blocker.is_dir():
         raise MechsymError(f"output {out}: cannot be written ({blocker} is a file, not a folder); nothing written")
@@ -131,6 +140,37 @@ def bundle(output: str | os.PathLike | None = None, machine: str | None = None,
     return out, f"{len(metas)} runs of {', '.join(machines)} ({_per_experiment(manifest['runs'])}){left_out}"
 
 
+TMP = ".mechsym-tmp-"   # .<output>.mechsym-tmp-<pid>: a bundle being written
+
+
+def _clean_stale_temps(out: Path) -> None:
+    """Temporary files of bundles killed while writing (their process is gone) beside `out`: removed, one line each.
+    Only names this bench gives its own temporary files (and the older .<this output>.tmp-<pid>)."""
+    try:
+        entries = list(out.parent.iterdir()) if out.parent.is_dir() else []
+    except OSError:
+        return
+    for p in entries:
+        m = re.match(r"^\.(.+)" + re.escape(TMP) + r"([0-9]+)$", p.name) or \
+            re.match(r"^\." + re.escape(out.name) + r"\.tmp-([0-9]+)$", p.name)
+        if not m or p.is_symlink() or not p.is_file():
+            continue
+        pid = int(m.group(m.lastindex))
+        try:
+            os.kill(pid, 0)
+            continue  # still being written
+        except ProcessLookupError:
+            pass
+        except (PermissionError, OverflowError, OSError):
+            continue
+        try:
+            p.unlink()
+        except OSError:
+            continue
+        print(f"mechsym: removed {p}: part of a bundle whose writing was killed (process {pid} is gone)",
+              file=sys.stderr)
+
+
 def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     info = tarfile.TarInfo(name)
     info.size = len(data)
@@ -148,11 +188,13 @@ def _per_experiment(runs: list[dict]) -> str:
 
 def import_bundle(archive: str | os.PathLike, root: Path | None = None) -> str:
     """Add the runs of a bundle to the store; returns a one-line summary. Nothing is written unless all is well,
-    and a failure while writing (a full disk) leaves the store as it was."""
+    and a failure while writing (a full disk) leaves the store as it was. An import killed outright (kill -9, a
+    power cut) is cleaned up at the start of the next one (one line); importing the same bundle again completes it."""
     where = f"archive {archive}"
+    root = Path(root or store.results_root())
+    clean_interrupted(root)
     manifest, files = read(archive)
     runs = runs_in(where, files)
-    root = Path(root or store.results_root())
     if root.exists() and not root.is_dir():
         raise MechsymError(f"results directory {root}: is not a directory; nothing imported")
     new, same = [], []
@@ -161,12 +203,13 @@ def import_bundle(archive: str | os.PathLike, root: Path | None = None) -> str:
         stored = sorted(root.glob(f"*/{experiment}/{run_id}.json")) if root.is_dir() else []
         stored = [j for j in stored if not j.parent.parent.name.startswith(".")] or [root / machine / experiment / f"{run_id}.json"]
         folder = stored[0].parent
-        existing = {ext: folder / f"{run_id}.{ext}" for ext in ("csv", "json")}
-        present = {ext: p.read_bytes() for ext, p in existing.items() if p.exists()}
-        if not present:
+        state = _stored_as(folder, run_id, pair)
+        if state == "absent":
             new.append((machine, experiment, run_id, pair))
-        elif present == pair:
+        elif state == "same":
             same.append(run_id)
+        elif state == "csv-only":   # the CSV of an import killed before its JSON: the same bytes, completed now
+            new.append((folder.parent.name, experiment, run_id, pair))
         else:
             raise MechsymError(f"{where}: run id {run_id} is already stored in {folder} with other contents; "
                                "runs are never overwritten (nothing imported)")
@@ -181,52 +224,92 @@ def import_bundle(archive: str | os.PathLike, root: Path | None = None) -> str:
     return text
 
 
+def _stored_as(folder: Path, run_id: str, pair: dict[str, bytes]) -> str:
+    """absent, same (both files, these bytes), csv-only (this CSV, no JSON: what a killed import leaves), or other."""
+    present = {}
+    for ext in ("csv", "json"):
+        try:
+            present[ext] = (folder / f"{run_id}.{ext}").read_bytes()
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            raise MechsymError(f"stored run {folder / f'{run_id}.{ext}'}: unreadable ({e.strerror or e}); "
+                               "nothing imported") from e
+    if not present:
+        return "absent"
+    if present == pair:
+        return "same"
+    if set(present) == {"csv"} and present["csv"] == pair["csv"]:
+        return "csv-only"
+    return "other"
+
+
 STAGE = ".import-"
+STAGED = "results"   # <stage>/results/<machine>/<experiment>/<run-id>.csv|json: where each staged file goes
 
 
 def _write(path: Path, data: bytes) -> None:
     fsio.write_synced(path, data)
 
 
+def _place(src: Path, dst: Path) -> None:
+    """Give the staged file its name in the store without ever replacing one: a hard link fails when dst exists
+    (FileExistsError), where a rename would overwrite it. The staged name stays until the run is complete, so
+    a killed import's half-placed run is known by its inode (clean_interrupted)."""
+    os.link(src, dst)
+
+
 def _install(where: str, root: Path, new: list[tuple[str, str, str, dict[str, bytes]]]) -> None:
-    """Write every new run's files under <root>/.import-PID-xxxx, then rename them into place (every CSV, then
-    every JSON: a run exists once its JSON does). On any failure, what was written or renamed is removed."""
+    """Write every new run's files under <root>/.import-PID-xxxx and check them, then place them run by run: its
+    CSV, then its JSON (a run exists once its JSON does), each by a link that cannot overwrite. On any failure,
+    what this import placed is removed; a kill leaves the stage, which the next import cleans (clean_interrupted)."""
     created: list[Path] = []
     d = root
     while not d.exists():
         created.insert(0, d)
         d = d.parent
-    _clean_stale_stages(root)
     need = sum(len(p["csv"]) + len(p["json"]) for _, _, _, p in new)
     stage = root / f"{STAGE}{os.getpid()}-{secrets.token_hex(3)}"
-    placed: list[Path] = []
+    placed: list[tuple[Path, Path]] = []
     try:
         root.mkdir(parents=True, exist_ok=True)
         fsio.check_space(root, need + 2**20, f"results directory {root}")
         stage.mkdir()
         staged = []
-        for i, (machine, experiment, run_id, pair) in enumerate(new):
+        for machine, experiment, run_id, pair in new:
+            sub = stage / STAGED / machine / experiment
+            sub.mkdir(parents=True, exist_ok=True)
+            files = {}
             for ext in ("csv", "json"):
-                tmp = stage / f"{i}.{run_id}.{ext}"
-                _write(tmp, pair[ext])
-                staged.append((ext, tmp, root / machine / experiment / f"{run_id}.{ext}"))
-        for machine, experiment, _, _ in new:
-            for folder in (root / machine, root / machine / experiment):
-                if not folder.exists():
-                    folder.mkdir()
-                    created.append(folder)
-        for phase in ("csv", "json"):
-            for ext, tmp, target in staged:
-                if ext != phase:
-                    continue
-                if target.exists():
-                    raise MechsymError(f"{where}: {target} appeared while importing; runs are never overwritten "
-                                       "(nothing imported)")
-                os.replace(tmp, target)
-                placed.append(target)
+                _write(sub / f"{run_id}.{ext}", pair[ext])
+                files[ext] = (sub / f"{run_id}.{ext}", root / machine / experiment / f"{run_id}.{ext}")
+            if {ext: src.read_bytes() for ext, (src, _) in files.items()} != pair:  # what was written is what was checked
+                raise MechsymError(f"{where}: run {run_id} reads back other bytes from {stage}; nothing imported")
+            staged.append(files)
+        for files in staged:
+            folder = files["csv"][1].parent
+            for f in (folder.parent, folder):
+                try:
+                    f.mkdir()          # several imports at once may make the same folder: that is no failure
+                    created.append(f)
+                except FileExistsError:
+                    if not f.is_dir():
+                        raise
+            for ext in ("csv", "json"):
+                src, dst = files[ext]
+                if ext == "csv" and dst.exists() and dst.read_bytes() == src.read_bytes() \
+                        and not dst.with_suffix(".json").exists():
+                    continue  # the same CSV left by a killed import: the JSON completes the run
+                try:
+                    _place(src, dst)
+                except FileExistsError as e:
+                    raise MechsymError(f"{where}: {dst} appeared while importing; runs are never overwritten "
+                                       "(nothing imported)") from e
+                placed.append((src, dst))
     except BaseException as e:
-        for target in reversed(placed):
-            target.unlink(missing_ok=True)
+        for src, dst in reversed(placed):
+            if _same_file(src, dst):   # only what this import put there
+                dst.unlink(missing_ok=True)
         shutil.rmtree(stage, ignore_errors=True)
         for folder in reversed(created):
             try:
@@ -242,15 +325,41 @@ def _install(where: str, root: Path, new: list[tuple[str, str, str, dict[str, by
     shutil.rmtree(stage, ignore_errors=True)
 
 
-def _clean_stale_stages(root: Path) -> None:
-    """Staging folders of imports that were killed (their process is gone)."""
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def clean_interrupted(root: Path) -> list[str]:
+    """Clean up after imports that were killed (their process is gone): a CSV placed without its JSON (a half run,
+    known as this import's by being the same file as its staged copy) is removed, then the staging folder. One
+    line on stderr for each; returns those lines. Runs that were placed whole stay: they are complete."""
+    lines = []
     if not root.is_dir():
-        return
-    for d in root.glob(f"{STAGE}*"):
+        return lines
+    for d in sorted(root.glob(f"{STAGE}*")):
         try:
             pid = int(d.name[len(STAGE):].split("-")[0])
             os.kill(pid, 0)
+            continue  # that import is still going
         except ProcessLookupError:
-            shutil.rmtree(d, ignore_errors=True)
-        except (ValueError, PermissionError, OSError):
             pass
+        except (ValueError, PermissionError, OverflowError, OSError):
+            continue  # not ours, or another user's live process: left alone
+        if d.is_symlink() or not d.is_dir():
+            continue
+        half = 0
+        for staged in (d / STAGED).glob("*/*/*.csv"):
+            target = root / staged.relative_to(d / STAGED)
+            if not target.with_suffix(".json").exists() and _same_file(staged, target):
+                target.unlink(missing_ok=True)
+                half += 1
+        shutil.rmtree(d, ignore_errors=True)
+        line = (f"mechsym: cleaned up an import that was killed (process {pid}): removed its staging folder {d.name}"
+                + (f" and {half} runs it had half placed (a CSV without its JSON)" if half else "")
+                + "; import the bundle again to complete it")
+        print(line, file=sys.stderr)
+        lines.append(line)
+    return lines

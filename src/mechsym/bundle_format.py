@@ -6,7 +6,6 @@ sizes and checksums checked before anything is unpacked), and the check of a run
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import re
@@ -14,9 +13,7 @@ import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-import pandas as pd
-
-from . import MechsymError, layout, store
+from . import MechsymError, layout, rowcheck, store
 
 FORMAT = "mechsym-results-bundle"
 VERSION = 1
@@ -37,6 +34,11 @@ def read(archive: str | os.PathLike) -> tuple[dict, dict[str, bytes]]:
     """The manifest and the checked files of an archive; MechsymError (one line) for anything else."""
     path = Path(archive)
     where = f"archive {path}"
+    if path.is_dir():
+        raise MechsymError(f"{where}: is a directory, not a bundle; give the .tar.gz file `mechsym bundle` wrote")
+    if path.exists() and not path.is_file():
+        raise MechsymError(f"{where}: is not a regular file (a device, pipe or socket), not a bundle; give the .tar.gz "
+                           "file `mechsym bundle` wrote")
     if not path.is_file():
         raise MechsymError(f"{where}: no such file")
     try:
@@ -99,8 +101,8 @@ def read(archive: str | os.PathLike) -> tuple[dict, dict[str, bytes]]:
 def read_manifest(where: str, data: bytes) -> tuple[dict, dict]:
     try:
         manifest = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise MechsymError(f"{where}: corrupt {MANIFEST} ({short(e)}); nothing imported") from e
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+        raise MechsymError(f"{where}: corrupt {MANIFEST} ({json_error(e)}); nothing imported") from e
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise MechsymError(f"{where}: not a mechsym bundle ({MANIFEST} does not say format '{FORMAT}')")
     if manifest.get("version") != VERSION:
@@ -109,6 +111,10 @@ def read_manifest(where: str, data: bytes) -> tuple[dict, dict]:
     if not isinstance(listed, dict):
         raise MechsymError(f"{where}: corrupt {MANIFEST} (no file list); nothing imported")
     return manifest, listed
+
+
+def json_error(e: Exception) -> str:
+    return "nested too deeply to be a manifest or a run's metadata" if isinstance(e, RecursionError) else short(e)
 
 
 def short(e: Exception) -> str:
@@ -129,8 +135,8 @@ def check_run(machine: str, experiment: str, run_id: str, pair: dict[str, bytes]
         return "needs both its .csv and .json"
     try:
         meta = json.loads(pair["json"])
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        return f"corrupt metadata ({short(e)})"
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+        return f"corrupt metadata ({json_error(e)})"
     if not isinstance(meta, dict) or meta.get("run_id") != run_id or meta.get("experiment") != experiment:
         return "its metadata names another run or experiment"
     problem = store.meta_problem(meta, Path(experiment) / f"{run_id}.json")  # what every read of the store checks
@@ -140,16 +146,8 @@ def check_run(machine: str, experiment: str, run_id: str, pair: dict[str, bytes]
                                 "corrupt results")
     if problem:
         return refusal(problem)
-    try:
-        df = pd.read_csv(io.BytesIO(pair["csv"]), low_memory=False)
-    except Exception as e:
-        return f"corrupt results ({short(e)})"
-    need = {"run_id", "metric", "value"}
-    if not need <= set(df.columns) or df.empty or not pd.api.types.is_numeric_dtype(df["value"]):
-        return "corrupt results (needs rows with columns run_id, metric and a numeric value)"
-    if set(df["run_id"].astype(str)) - {run_id}:
-        return "its rows name another run id"
-    return None
+    problem = rowcheck.problem(pair["csv"], run_id, experiment)  # the rules every read of the store applies
+    return f"results {problem}" if problem else None
 
 
 def runs_in(where: str, files: dict[str, bytes]) -> dict[tuple[str, str, str], dict[str, bytes]]:

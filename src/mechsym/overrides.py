@@ -26,7 +26,7 @@ def parse_threads(spec) -> list[int]:
     out = []
     for item in items:
         text = str(item).strip()
-        if not text.isdigit() or int(text) < 1:
+        if not (text.isascii() and text.isdigit()) or int(text) < 1:
             raise MechsymError(f"threads '{text}': must be a whole number >= 1 (e.g. --threads 1,2,4)")
         out.append(int(text))
     if not out:
@@ -39,7 +39,7 @@ def parse_cpus(spec, topo: Topology) -> list[int]:
     ids = []
     for item in items:
         text = str(item).strip()
-        if not text.isdigit():
+        if not (text.isascii() and text.isdigit()):  # '¹' is a digit to str.isdigit, not to int()
             raise MechsymError(f"CPU id '{text}': must be a whole number; this machine has CPUs {','.join(map(str, topo.ids))}")
         ids.append(int(text))
     topo.check_ids(ids)

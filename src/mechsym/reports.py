@@ -185,8 +185,18 @@ def build(preset: str = "stored", output: str | None = None, machine: str | None
     """Render every notebook (00-overview last, so it sees what the others just ran), then reports/index.html.
 
     A notebook that fails is named in the index and in the error raised at the end; the others are still written."""
+    from .sweep import PRESETS
+
+    if preset not in ("stored", *PRESETS):  # checked before the first notebook renders, not after the last
+        raise MechsymError(f"preset '{preset}': allowed presets are stored, {', '.join(PRESETS)}")
     out = Path(output) if output else repo_root() / "reports"
-    out.mkdir(parents=True, exist_ok=True)
+    blocker = next((p for p in [out, *out.parents] if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        raise MechsymError(f"output {out}: {blocker} is a file; give --output a folder for the HTML reports")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise MechsymError(f"output {out}: cannot be created ({e.strerror or e})") from e
     written, failed = [], {}
     todo = [nb for nb in notebooks() if not only or nb.stem in only]
     todo.sort(key=lambda p: (p.stem.startswith("00-"), p.stem))

@@ -119,17 +119,46 @@ class Registry:
                         kept.append(line)
                     if token != self.token and start < end_wall and end > self.start_wall:
                         self.overlaps[token] = {"pid": pid, "start": iso(start), "end": iso(end)}
-                if len(kept) < len(lines) and len(lines) > 200:
-                    f.seek(0)
-                    f.truncate()
-                    f.write("".join(k + "\n" for k in kept))
-                f.write(mine + "\n")
+                alone = not self._others_active()
+                if alone:
+                    # no other run measures now, so no later one can overlap this: the log is not needed and goes,
+                    # with the folder, so that nothing is left outside the results store after a run
+                    log.unlink(missing_ok=True)
+                else:
+                    if len(kept) < len(lines) and len(lines) > 200:
+                        f.seek(0)
+                        f.truncate()
+                        f.write("".join(k + "\n" for k in kept))
+                    f.write(mine + "\n")
         except OSError as e:
+            alone = False
             self._note(f"cannot log in {self.registry}: {e.strerror or e}")
         if self._fd is not None:
             self._finalizer.detach()
             _release(self._fd, self.registry / f"{self.token}.active")
             self._fd = None
+        if alone:
+            try:
+                self.registry.rmdir()  # only when empty: another run may have registered meanwhile
+            except OSError:
+                pass
+
+    def _others_active(self) -> bool:
+        """Whether another run holds its marker now (a marker nobody holds is a killed run's: not active)."""
+        for path in [*self.registry.glob("*.active"), *self.registry.glob("*.new")]:  # .new: registering now
+            if path.stem == self.token:
+                continue
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            finally:
+                os.close(fd)
+        return False
 
     def _note(self, text: str) -> None:
         self.notes.append(text)

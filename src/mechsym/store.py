@@ -57,7 +57,7 @@ def check_writable(experiment: str, machine: str | None = None, root: Path | Non
     """Before measuring: the run's folder can be created and written, with room to spare.
 
     Refuses, with one line, a results directory that is a file, read-only, or on a full filesystem, and a bad
-    MECHSYM_MACHINE. Creates nothing but the results root itself when it is missing; returns the run's folder."""
+    MECHSYM_MACHINE. Creates nothing (save() makes the folders of the run it stores); returns the run's folder."""
     check_experiment(experiment)
     machine = check_machine_id(machine) if machine else machine_id()
     root = Path(root or results_root())
@@ -65,12 +65,7 @@ def check_writable(experiment: str, machine: str | None = None, root: Path | Non
     if root.exists() and not root.is_dir():
         raise MechsymError(f"{where}: is not a directory; point MECHSYM_RESULTS at a directory")
     folder = root / machine / experiment
-    if not root.exists():
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise MechsymError(f"{where}: cannot be created ({e.strerror or e}); nothing measured") from e
-    probe_dir = folder
+    probe_dir = folder  # the nearest folder that exists: nothing is created before a run has something to store
     while not probe_dir.exists():
         probe_dir = probe_dir.parent
     if not probe_dir.is_dir():
@@ -164,7 +159,14 @@ def _check_csv(key: tuple) -> str | None:
         data = Path(path).read_bytes()
     except OSError as e:
         return f"results file {path} is unreadable ({e.strerror or e}); run skipped"
-    return csv_problem(data, rows, nbytes, sha, f"corrupt results file {path}")
+    problem = csv_problem(data, rows, nbytes, sha, f"corrupt results file {path}")
+    if problem is None:
+        from . import rowcheck  # the rows themselves: agreed columns, complete rows, possible values
+
+        bad = rowcheck.problem(data, Path(path).stem, Path(path).parent.name)
+        if bad:
+            problem = f"results file {path}: {bad}; run skipped"
+    return problem
 
 
 def csv_problem(data: bytes, rows, nbytes=None, sha=None, label: str = "results") -> str | None:
@@ -196,6 +198,8 @@ def read_meta(j: Path) -> dict:
     """A stored run's metadata (its JSON sidecar), or a one-line MechsymError naming the file."""
     try:
         meta = json.loads(j.read_text())
+    except RecursionError as e:
+        raise MechsymError(f"corrupt metadata file {j}: nested too deeply to be a run's metadata") from e
     except (OSError, ValueError) as e:
         raise MechsymError(f"corrupt metadata file {j}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from e
     if not isinstance(meta, dict) or not isinstance(meta.get("run_id"), str):
@@ -261,7 +265,11 @@ def scan(experiment: str, machine: str | None = None, root: Path | None = None,
     for m, d, e, j in index(root):
         if e != experiment or (machine != "all" and m != machine):
             continue
-        meta = read_meta(j)
+        try:
+            meta = read_meta(j)
+        except MechsymError as err:  # one bad sidecar skips its own run, never the others
+            skipped.append(f"{err}; run skipped")
+            continue
         if not include_incomplete and meta.get("status", "complete") != "complete":
             continue
         meta["_json"] = str(j)

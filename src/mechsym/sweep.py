@@ -32,7 +32,7 @@ from typing import Callable
 
 import pandas as pd
 
-from . import MechsymError, provenance, store
+from . import MechsymError, provenance, rowcheck, store
 from .cpus import Topology, read_topology, taskset_available
 from .interrupts import signals_interrupt
 from .jdk import Jdk, check_flags, select
@@ -339,6 +339,10 @@ def run_fork(fork: Fork) -> tuple[pd.DataFrame, str]:
             if c not in extra and df[c].nunique(dropna=False) == 1:
                 extra[c] = df[c].iloc[0]
         df = pd.concat([df, extra], ignore_index=True)
+    problem = rowcheck.kernel_problem(df)  # the rules every read applies: a fork that breaks them keeps nothing
+    if problem:
+        raise KernelError(f"{cell.kernel.rsplit('.', 1)[-1]}: {problem}; nothing kept from this fork",
+                          "bad-output", [cell.kernel])
     return df, pinned
 
 

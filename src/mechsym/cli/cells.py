@@ -33,9 +33,9 @@ def find_run(spec: str, experiment: str | None = None) -> dict:
         raise MechsymError(f"run '{spec}': matches {len(hits)} runs ({', '.join(x[3].stem for x in hits[:4])}"
                            f"{', ...' if len(hits) > 4 else ''}); give more of the id")
     m, _, e, j = hits[0]
-    metas = [x for x in store.runs(e, m, include_incomplete=True) if x["_json"] == str(j)]
+    found, problems = store.scan(e, m, None, True)  # the named run's own problem is the error: no warning first
+    metas = [x for x in found if x["_json"] == str(j)]
     if not metas:
-        problems = store.skipped_runs(e, m, include_incomplete=True)
         raise MechsymError(next((p for p in problems if j.stem in p), f"run {j.stem}: its results file does not "
                                                                        "match its metadata; run skipped"))
     return metas[0]

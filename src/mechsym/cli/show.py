@@ -35,6 +35,8 @@ def show(args) -> int:
     from .. import experiments, machine, store
 
     experiments.get(args.experiment)
+    if args.run is not None and not args.run.strip():
+        raise MechsymError("--run '': give a run id or a unique part of it (`mechsym list` shows them)")
     if args.run:
         chosen = [find_run(args.run, args.experiment)]
     else:

@@ -12,11 +12,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 
 import pandas as pd
 
-from ... import MechsymError, classpath
+from ... import MechsymError, classpath, scratch
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...launch import Launch, run
@@ -99,8 +98,9 @@ def command(jdk: Jdk, cpus: list[int] | None, workdir: str, params: dict) -> lis
 def _runner(cpus: list[int] | None):
     def run_pair(fork: Fork) -> pd.DataFrame:
         cell = fork.cell
-        with tempfile.TemporaryDirectory(prefix="mechsym-affinity-") as d:
-            launch = Launch(command(cell.jdk, cpus, d, cell.params), "taskset" if cpus else "none", cpus or [])
+        # under the scratch root, named by this process: the next run removes it if this one is killed outright
+        with scratch.scratch_dir("affinity") as d:
+            launch = Launch(command(cell.jdk, cpus, str(d), cell.params), "taskset" if cpus else "none", cpus or [])
             fork.commands.append(launch.command_line)
             return run(launch, timeout=cell.timeout)
     return run_pair
