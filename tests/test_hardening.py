@@ -664,10 +664,10 @@ def test_a_run_with_impossible_or_incomplete_rows_is_skipped_by_every_read(resul
     assert str(bad.with_suffix(".csv")) in line and text in line and line.endswith("; run skipped"), line
     df = store.load("locks", "m1")  # what the notebooks read: the good run, never the spoiled one
     assert set(df["run_id"]) == {good.stem} and np_finite(df)
-    from mechsym import bundle
+    from mechsym import bundle, bundle_format
 
     pair = {"csv": bad.with_suffix(".csv").read_bytes(), "json": bad.read_bytes()}
-    assert text in bundle._check_run("m1", "locks", bad.stem, pair)  # import checks what a read checks
+    assert text in bundle_format.check_run("m1", "locks", bad.stem, pair)  # import checks what a read checks
 
 
 def np_finite(df) -> bool:
@@ -722,7 +722,7 @@ def small_bundle(tmp_path: Path, runs: int = 3) -> Path:
     """A bundle of `runs` small locks runs of machine 'far', made in a store of its own."""
     from synthetic import save_synthetic, synthetic_locks
 
-    from mechsym import bundle
+    from mechsym import bundle, bundle_format
 
     root = tmp_path / "far-store"
     with pytest.MonkeyPatch.context() as mp:
@@ -735,7 +735,7 @@ def small_bundle(tmp_path: Path, runs: int = 3) -> Path:
 
 KILLED_AFTER = """
 import os, signal, sys
-from mechsym import bundle
+from mechsym import bundle, bundle_format
 real, n = bundle._place, []
 def place(src, dst):
     real(src, dst)
@@ -748,7 +748,7 @@ bundle.import_bundle(sys.argv[1])
 
 
 def test_an_import_killed_part_way_is_cleaned_up_and_completed_by_importing_again(results_dir, tmp_path, capsys):
-    from mechsym import bundle
+    from mechsym import bundle, bundle_format
 
     archive = small_bundle(tmp_path)
     # killed after the first run (CSV, JSON) and the second run's CSV went into place
@@ -767,7 +767,7 @@ def test_an_import_killed_part_way_is_cleaned_up_and_completed_by_importing_agai
 
 
 def test_a_csv_left_without_its_json_is_completed_by_the_same_bundle(results_dir, tmp_path):
-    from mechsym import bundle
+    from mechsym import bundle, bundle_format
 
     archive = small_bundle(tmp_path, runs=2)
     bundle.import_bundle(archive)
@@ -778,7 +778,7 @@ def test_a_csv_left_without_its_json_is_completed_by_the_same_bundle(results_dir
 
 
 def test_a_folder_another_import_makes_meanwhile_is_no_failure(results_dir, tmp_path, monkeypatch):
-    from mechsym import bundle
+    from mechsym import bundle, bundle_format
 
     archive = small_bundle(tmp_path, runs=1)
     real = Path.mkdir
@@ -793,7 +793,7 @@ def test_a_folder_another_import_makes_meanwhile_is_no_failure(results_dir, tmp_
 
 
 def test_an_import_never_replaces_a_file_that_appears_while_it_places(results_dir, tmp_path, monkeypatch):
-    from mechsym import bundle
+    from mechsym import bundle, bundle_format
 
     archive = small_bundle(tmp_path, runs=1)
     real = bundle._place
@@ -851,7 +851,7 @@ def test_a_lone_run_leaves_no_overlap_log_beside_the_bench_lock(tmp_path):
 
 KILLED_BUNDLE = """
 import os, signal, sys
-from mechsym import bundle
+from mechsym import bundle, bundle_format
 real = bundle._add
 def add(tar, name, data):
     real(tar, name, data)
@@ -863,7 +863,7 @@ bundle.bundle(sys.argv[1], machine="far", include_smoke=True)
 
 
 def test_a_bundle_killed_while_writing_leaves_nothing_after_the_next_bundle(results_dir, tmp_path, capsys):
-    from mechsym import bundle
+    from mechsym import bundle, bundle_format
 
     bundle.import_bundle(small_bundle(tmp_path, runs=1))
     out = tmp_path / "out"
@@ -894,7 +894,7 @@ def nested(depth: int = 5000) -> bytes:  # past the JSON decoder's recursion lim
 def repack(archive: Path, out: Path, change) -> Path:
     """The bundle's files through change(files) (the manifest as it is, unless change replaces it), then checksums
     made to match in the manifest, into a new archive."""
-    from mechsym import bundle
+    from mechsym import bundle, bundle_format
 
     with tarfile.open(archive) as tar:
         files = {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}
@@ -904,7 +904,7 @@ def repack(archive: Path, out: Path, change) -> Path:
         manifest = files.pop(bundle.MANIFEST)
     else:
         m = json.loads(manifest)
-        m["files"] = {n: {"sha256": bundle._sha256(d), "bytes": len(d)} for n, d in files.items()}
+        m["files"] = {n: {"sha256": bundle.sha256(d), "bytes": len(d)} for n, d in files.items()}
         manifest = json.dumps(m).encode()
     with tarfile.open(out, "w:gz") as tar:
         bundle._add(tar, bundle.MANIFEST, manifest)

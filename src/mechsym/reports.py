@@ -185,7 +185,7 @@ def build(preset: str = "stored", output: str | None = None, machine: str | None
     """Render every notebook (00-overview last, so it sees what the others just ran), then reports/index.html.
 
     A notebook that fails is named in the index and in the error raised at the end; the others are still written."""
-    from .sweep import PRESETS
+    from .overrides import PRESETS
 
     if preset not in ("stored", *PRESETS):  # checked before the first notebook renders, not after the last
         raise MechsymError(f"preset '{preset}': allowed presets are stored, {', '.join(PRESETS)}")
