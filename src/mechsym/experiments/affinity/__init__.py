@@ -9,9 +9,9 @@ unavailable with the reason. Protocols and per-fork values in rows.py, claims in
 
 from .claims import CLAIM, CLAIMS, verdicts
 from .figures import plot_seconds
+from .meta import NAME, NOTEBOOK, NOTEBOOKS, PLACEMENTS, PRESETS, REFERENCE, TITLE
 from .rows import LAB, POST, PROTOCOLS, rates, totals
-from .sweep import (KERNEL, NAME, NOTEBOOK, NOTEBOOKS, PLACEMENTS, PRESETS, REFERENCE, TITLE, cell_for, cells,
-                    command, namespace_missing)
+from .sweep import KERNEL, cell_for, cells, command, namespace_missing
 from .tables import loss_table, rate_table, reference_table, seconds_table
 
 __all__ = [

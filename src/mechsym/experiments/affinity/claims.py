@@ -10,15 +10,15 @@ import pandas as pd
 
 from ... import analysis
 from ...verdicts import Claim, Rule, Verdict, estimate, judge, unmeasurable
+from .meta import NOTEBOOK, POST_FILE, REFERENCE
 from .rows import PROTOCOLS, fork_values, rates
-from .sweep import NOTEBOOK, POST, REFERENCE
 
 QUOTE = ("The interesting thing I've observed is that the unpinned test will follow a step function of "
          "unpredictable performance. [...] For the pinned tests I get consistent throughput with no step pattern and "
          "always the greatest throughput.")
 
 CLAIMS = [
-    Claim("affinity.pinned-greatest-throughput", POST, NOTEBOOK,
+    Claim("affinity.pinned-greatest-throughput", POST_FILE, NOTEBOOK,
           "Pinning the sender and the receiver each to its own CPU gives the greatest throughput.",
           "figure only, no numbers in the text",
           "receiver messages/s per second, median per fork (one pair of JVMs); pinned over unpinned, ratio of the "
@@ -26,7 +26,7 @@ CLAIMS = [
           quote=QUOTE, rule=Rule(">=", 1.0, reading="'always the greatest throughput': pinned at least as fast as "
                                  "unpinned (>= 1x)"),
           statistic="receiver messages/s pinned over unpinned", unit="x", reference=REFERENCE),
-    Claim("affinity.pinned-steadier", POST, NOTEBOOK,
+    Claim("affinity.pinned-steadier", POST_FILE, NOTEBOOK,
           "Unpinned, the rate moves in unpredictable steps from second to second; pinned, it is consistent.",
           "figure only, no numbers in the text",
           "spread of the receiver's per-second rates within a run (coefficient of variation) per fork; unpinned "

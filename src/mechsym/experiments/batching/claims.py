@@ -10,8 +10,9 @@ import pandas as pd
 
 from ... import analysis
 from ...verdicts import Claim, Rule, Verdict, estimate, judge, unmeasurable
+from .meta import NOTEBOOKS, POST_FILE, REFERENCE
 from .rows import LAB, PROTOCOLS, forks, rows
-from .sweep import BURST, HIGH, LOW, NOTEBOOKS, POST, REF
+from .sweep import BURST, HIGH, LOW
 
 NB = NOTEBOOKS[0]
 
@@ -27,7 +28,7 @@ def _ratio(metric_serial: str, metric_batching: str):
 
 
 CLAIMS = [
-    Claim("batching.mean-latency", POST, NB,
+    Claim("batching.mean-latency", POST_FILE, NB,
           "Under a burst of 10 messages, smart batching gives a lower average latency than writers taking a lock "
           "and writing one by one.",
           "average 500 µs serial vs 150 µs batching (190 µs in the post's worst case): 3.3x",
@@ -38,9 +39,9 @@ CLAIMS = [
                 "serial approach.",
           rule=Rule(">=", 1.5, reading="'significantly better' read generously as at least 1.5x lower (the post's "
                     "own worst case: 500 / 190 = 2.6x)"),
-          statistic="serial / batching, mean latency", unit="x", reference=REF,
+          statistic="serial / batching, mean latency", unit="x", reference=REFERENCE,
           from_post=_ratio("latency_mean", "latency_mean")),
-    Claim("batching.worst-latency", POST, NB,
+    Claim("batching.worst-latency", POST_FILE, NB,
           "Under a burst of 10 messages, smart batching gives a lower worst-case latency than serial writers.",
           "worst 1,000 µs serial vs 200 µs batching: 5x",
           "the slowest message's latency in a burst of 10, serial / batching; ratio of the medians over forks",
@@ -48,18 +49,18 @@ CLAIMS = [
                 "throughput.",
           rule=Rule(">=", 1.5, reading="'consistent low-latency' read as the worst message at least 1.5x faster "
                     "(the post's table: 5x)"),
-          statistic="serial / batching, worst latency", unit="x", reference=REF,
+          statistic="serial / batching, worst latency", unit="x", reference=REFERENCE,
           from_post=_ratio("latency_worst", "latency_worst")),
-    Claim("batching.fewer-packets", POST, NB,
+    Claim("batching.fewer-packets", POST_FILE, NB,
           "Smart batching sends a burst of 10 messages in far fewer packets than serial writers (10).",
           "10 packets serial vs 1-2 batching: at least 5x",
           "packets written per burst of 10, serial / batching; ratio of the medians over forks",
           quote="It also has a nice effect across the network on the receiving end in that the receiver has to "
                 "process fewer packets and therefore makes the communication more efficient both ends.",
           rule=Rule(">=", 2, reading="'fewer packets' read as at most half as many (the table: 10 vs 1-2)"),
-          statistic="serial / batching, packets per burst", unit="x", reference=REF,
+          statistic="serial / batching, packets per burst", unit="x", reference=REFERENCE,
           from_post=_ratio("packets", "packets_max")),
-    Claim("batching.flat-until-saturation", POST, NB,
+    Claim("batching.flat-until-saturation", POST_FILE, NB,
           "As load grows, smart batching's latency stays about constant until the device saturates (a bathtub).",
           "no numbers in the post (a sentence)",
           f"mean latency per message, batching, bursts of {BURST} at {HIGH:g} over at {LOW:g} of the serial "
@@ -68,7 +69,7 @@ CLAIMS = [
                 "saturated with traffic resulting in a more \"bathtub\" profile than the J-Curve.",
           rule=Rule("<=", 1.5, reading="'stays constant' read generously as growing by at most 1.5x"),
           statistic=f"batching mean latency, load {HIGH:g} / load {LOW:g}", unit="x"),
-    Claim("batching.serial-j-curve", POST, NB,
+    Claim("batching.serial-j-curve", POST_FILE, NB,
           "Serial writers contending for the device show a J-curve: their latency rises steeply as load nears the "
           "device's capacity.",
           "no numbers in the post (a sentence)",

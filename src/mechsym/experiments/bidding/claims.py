@@ -12,8 +12,9 @@ import pandas as pd
 
 from ... import analysis
 from ...verdicts import Claim, Rule, Verdict, estimate, estimate_with, judge, unmeasurable
+from .meta import POST_FILE, REFERENCE
 from .rows import PROTOCOLS, core_count, forks, judged_items, rows
-from .sweep import CAPACITIES, CONTAINERS, LOCK_FREE, POST, REF
+from .sweep import CAPACITIES, CONTAINERS, LOCK_FREE
 
 NB = "15-bidding"
 MUTEX, RW, CAS = list(CONTAINERS)
@@ -29,16 +30,16 @@ def _ref(ref: pd.DataFrame, metric: str) -> float:
 
 
 CLAIMS = [
-    Claim("bidding.lock-free-fastest", POST, NB,
+    Claim("bidding.lock-free-fastest", POST_FILE, NB,
           "The no-lock container (ConcurrentLinkedQueue, peak by CAS) is the fastest of the three.",
           "Impl3 2.6M+ bids/s against Impl2 2.5M and Impl1 1.7M: 1.04x the next",
           "bids/s per fork at clients = cores, the judged item count, keeper capacity 16; the lock-free container's "
           "median over the better of the other two",
           quote="Implementation 3 is the fastest.",
           rule=Rule(">=", 1.0, reading="'the fastest' read as: at least as many bids/s as either blocking container"),
-          statistic="cas-linked-queue / best blocking container, bids/s", unit="x", reference=REF,
+          statistic="cas-linked-queue / best blocking container, bids/s", unit="x", reference=REFERENCE,
           from_post=lambda ref: _peak(ref)[CAS] / max(_peak(ref)[RW], _peak(ref)[MUTEX])),
-    Claim("bidding.priority-queue-slowest", POST, NB,
+    Claim("bidding.priority-queue-slowest", POST_FILE, NB,
           "The mutex around a priority queue is the slowest container.",
           "Impl1 1.7M bids/s against 2.5M and 2.6M+: the others 1.47x faster",
           "bids/s per fork at clients = cores, the judged item count; the slower of the other two containers' "
@@ -47,8 +48,8 @@ CLAIMS = [
                 "Log(k) insert cost but also due to the mutex lock which doesn't differentiate b/w reads and writes.",
           rule=Rule(">=", 1.0, reading="'the slowest' read as: each other container at least as fast"),
           statistic="slower of rw-lock-list, cas-linked-queue / mutex-priority-queue, bids/s", unit="x",
-          reference=REF, from_post=lambda ref: min(_peak(ref)[RW], _peak(ref)[CAS]) / _peak(ref)[MUTEX]),
-    Claim("bidding.list-and-queue-similar", POST, NB,
+          reference=REFERENCE, from_post=lambda ref: min(_peak(ref)[RW], _peak(ref)[CAS]) / _peak(ref)[MUTEX]),
+    Claim("bidding.list-and-queue-similar", POST_FILE, NB,
           "The read/write-locked list and the lock-free queue perform about the same.",
           "2.6M+ / 2.5M bids/s = 1.04x",
           "bids/s per fork at clients = cores, the judged item count; ratio of the two containers' medians",
@@ -56,9 +57,9 @@ CLAIMS = [
                 "approaches - have similar performance.",
           rule=Rule("between", 0.8, 1.25, reading="'similar performance' read generously as within a quarter either "
                     "way (0.8..1.25)"),
-          statistic="cas-linked-queue / rw-lock-list, bids/s", unit="x", reference=REF,
+          statistic="cas-linked-queue / rw-lock-list, bids/s", unit="x", reference=REFERENCE,
           from_post=lambda ref: _peak(ref)[CAS] / _peak(ref)[RW]),
-    Claim("bidding.peak-at-cores", POST, NB,
+    Claim("bidding.peak-at-cores", POST_FILE, NB,
           "Throughput peaks when there are as many clients as cores (the post: 4 clients on 4 cores); more clients "
           "do not help.",
           "peak at 4 clients on a 4-core machine: 4 / 4 = 1",
@@ -68,16 +69,16 @@ CLAIMS = [
                 "were run on a single CPU 4 core machine.",
           rule=Rule("between", 1, 1, reading="'peak for 4 Clients ... consistent with ... 4 core machine' read as the "
                     "peak at the number of cores: here this machine's logical CPUs (2 on the lab's VM), not 4"),
-          statistic="clients at the throughput peak / cores", unit="x", reference=REF,
+          statistic="clients at the throughput peak / cores", unit="x", reference=REFERENCE,
           from_post=lambda ref: _ref(ref, "peak_clients") / _ref(ref, "cores")),
-    Claim("bidding.throughput-rises-with-items", POST, NB,
+    Claim("bidding.throughput-rises-with-items", POST_FILE, NB,
           "Throughput rises as items are added (clients spread over more items contend less), then plateaus.",
           "the throughput-vs-items plots are images (no numbers); the text: rising to a plateau at ~45 items",
           "bids/s per fork at clients = cores: the judged item count (~45) over one item; ratio of the medians",
           quote="Throughput increases as Items are added to the system and plateaus.",
           rule=Rule(">=", 1.0, reading="'increases as Items are added' read as: more bids/s at ~45 items than at one"),
           statistic="bids/s at the judged item count / at one item", unit="x"),
-    Claim("bidding.jitter-within-6pct", POST, NB,
+    Claim("bidding.jitter-within-6pct", POST_FILE, NB,
           "While clients <= cores, thread jitter (stdev of the threads' completion times / their mean) stays "
           "within 0-6%.",
           "0-6% with clients <= 4 on 4 cores",
@@ -87,9 +88,9 @@ CLAIMS = [
                 "same clock time to complete.",
           rule=Rule("<=", 6, reading="'generally between 0 and 6%' read at the busiest such cell, clients = cores "
                     "(here this machine's, not 4): the median over forks at most 6%"),
-          statistic="thread jitter at clients = cores", unit="%", reference=REF,
+          statistic="thread jitter at clients = cores", unit="%", reference=REFERENCE,
           from_post=lambda ref: _ref(ref, "jitter_max")),
-    Claim("bidding.lock-free-most-jitter", POST, NB,
+    Claim("bidding.lock-free-most-jitter", POST_FILE, NB,
           "The lock-free container has the highest jitter, then the read/write-locked list, then the priority queue.",
           "an order only (its jitter plots are images): Impl3 > Impl2 > Impl1",
           "jitter per fork at clients = cores, the judged item count; the smaller of the two steps of the order "
@@ -99,7 +100,7 @@ CLAIMS = [
           rule=Rule(">=", 1.0, reading="the order holds when each step's ratio is at least 1; 'roughly speaking' "
                     "asks no margin"),
           statistic="min(jitter cas / rw, rw / mutex)", unit="x"),
-    Claim("bidding.capacity-1k-faster", POST, NB,
+    Claim("bidding.capacity-1k-faster", POST_FILE, NB,
           "Presizing the bid keeper (initial capacity 1k or 1M rather than 16) raises throughput of the lock-free "
           "container.",
           "plots only (images): 'performance increases ... as the initial capacity is increased'; 1k+ optimal",
@@ -110,7 +111,7 @@ CLAIMS = [
           rule=Rule(">=", 1.0, reading="'Init capacity of 1k+ seems optimal' read as: 1k and 1M each at least as "
                     "fast as 16"),
           statistic="min(bids/s at 1k, 1M) / bids/s at 16", unit="x"),
-    Claim("bidding.capacity-less-jitter", POST, NB,
+    Claim("bidding.capacity-less-jitter", POST_FILE, NB,
           "Presizing the bid keeper lowers the lock-free container's jitter.",
           "plots only (images): 'jitter decreases as the initial capacity is increased'",
           "cas-linked-queue jitter per fork at clients = cores, the judged item count; jitter at capacity 16 over "

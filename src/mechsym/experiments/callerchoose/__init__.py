@@ -12,12 +12,13 @@ split per machine and JDK.
 
 from .claims import CLAIM, CLAIMS, verdicts
 from .figures import plot_methods
+from .meta import COLLECTORS, NAME, NOTEBOOKS, PRESETS, REFERENCE, SIZES, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, rows
-from .sweep import COLLECTORS, METHODS, NAME, NOTEBOOKS, PRESETS, REF, SIZES, TITLE, cell_for, cells
+from .sweep import METHODS, cell_for, cells
 from .tables import comparison, reference_table, summary, young_table
 
 __all__ = [
-    "CLAIM", "CLAIMS", "COLLECTORS", "LAB", "METHODS", "NAME", "NOTEBOOKS", "POST", "PRESETS", "PROTOCOLS", "REF",
+    "CLAIM", "CLAIMS", "COLLECTORS", "LAB", "METHODS", "NAME", "NOTEBOOKS", "POST", "PRESETS", "PROTOCOLS", "REFERENCE",
     "SIZES", "TITLE", "cell_for", "cells", "comparison", "forks", "plot_methods", "reference_table", "rows",
     "summary", "verdicts", "young_table",
 ]

@@ -9,14 +9,14 @@ import pandas as pd
 
 from ... import analysis
 from ...verdicts import Claim, Rule, Verdict, estimate, judge, unmeasurable
+from .meta import NOTEBOOKS, POST_FILE, SIZES
 from .rows import PROTOCOLS, collectors, forks, rows
-from .sweep import NOTEBOOKS, POST, SIZES
 
 NB = NOTEBOOKS[0]
 NO_NUMBERS = "no numbers in the post (its one figure is an illustration)"
 
 CLAIMS = [
-    Claim("callerchoose.reuse-faster", POST, NB,
+    Claim("callerchoose.reuse-faster", POST_FILE, NB,
           "Splitting into a collection the caller supplies and reuses is faster than String.split, which allocates "
           "its result on every call.",
           NO_NUMBERS,
@@ -25,7 +25,7 @@ CLAIMS = [
           quote="This feels like the CPU is doing a lot of work to make this idiom work.",
           rule=Rule(">=", 1.0, reading="'a lot of work' read generously as: the allocating split is slower at all"),
           statistic="String.split / reused ArrayList, ns per call (10 words)", unit="x"),
-    Claim("callerchoose.reuse-allocates-less", POST, NB,
+    Claim("callerchoose.reuse-allocates-less", POST_FILE, NB,
           "Splitting into a reused collection allocates less per call than String.split.",
           NO_NUMBERS,
           "bytes allocated per call by the calling thread (ThreadMXBean), String.split over the reused ArrayList, "
@@ -34,7 +34,7 @@ CLAIMS = [
           rule=Rule(">=", 1.1, reading="a new array (and the temporary list behind it) per call read as at least "
                     "10% more bytes per call"),
           statistic="String.split / reused ArrayList, bytes per call (10 words)", unit="x"),
-    Claim("callerchoose.large-arrays-worse", POST, NB,
+    Claim("callerchoose.large-arrays-worse", POST_FILE, NB,
           "For results too large for the young generation, allocating per call is much worse than reusing the "
           "caller's collection.",
           NO_NUMBERS,

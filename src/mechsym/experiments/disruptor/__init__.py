@@ -12,9 +12,9 @@ Protocols and per-fork values in rows.py, claims and verdicts in claims.py, tabl
 
 from .claims import CLAIM, CLAIMS, verdicts
 from .figures import plot_pinning, plot_throughput
+from .meta import NAME, NOTEBOOK, NOTEBOOKS, PLACEMENTS, PRESETS, REFERENCE, TITLE
 from .rows import LAB, POST, PROTOCOLS, per_fork_table, rows
-from .sweep import (CHANNELS, KERNEL, NAME, NOTEBOOK, NOTEBOOKS, PLACEMENTS, PRESETS, REFERENCE, TITLE, cell_for,
-                    cells, placements_table)
+from .sweep import CHANNELS, KERNEL, cell_for, cells, placements_table
 from .tables import comparison, forks_table, reference_table, throughput_table
 
 __all__ = [

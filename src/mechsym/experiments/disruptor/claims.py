@@ -10,10 +10,10 @@ import pandas as pd
 
 from ... import analysis
 from ...verdicts import Claim, Rule, Verdict, estimate, judge, unmeasurable
+from .meta import NOTEBOOK, PLACEMENTS
+from .meta import POST_FILE
+from .meta import REFERENCE
 from .rows import LAB, POST, PROTOCOLS, forks, rows
-from .sweep import NOTEBOOK, PLACEMENTS
-from .sweep import POST as POST_FILE
-from .sweep import REFERENCE
 
 QUOTE_PERF = ("For most use cases it is now an order of magnitude better than queue based approaches. On Sandybridge "
               "processors I've seen over 50 million events processed per second.")

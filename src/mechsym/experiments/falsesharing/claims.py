@@ -16,14 +16,14 @@ import pandas as pd
 from ... import analysis
 from ...analysis import fmt_ns
 from ...verdicts import Claim, Rule, Verdict, estimate, judge, unmeasurable
+from .meta import POST_FILE, POST_FILE_JAVA7, REFERENCE, REFERENCE_JAVA7
 from .rows import LAB, PLACEMENT_OF, PROTOCOLS, forks, layout_forks, layout_rows, rows
-from .sweep import POST_1, POST_2, REF_1, REF_2
 
 NB = "06-false-sharing"
 POST_THREADS = 4   # the post's 4-core Nehalem ran 1..4 threads
 
 CLAIMS = [
-    Claim("falsesharing.unpadded-slower", POST_1, NB,
+    Claim("falsesharing.unpadded-slower", POST_FILE, NB,
           "False sharing: threads writing their own counters in one cache line are much slower than with the "
           "counters padded apart.",
           "Figure 2 (an image, no numbers in the text): unpadded durations far above padded ones from 2 threads on; "
@@ -34,8 +34,8 @@ CLAIMS = [
                 "complete the test.",
           rule=Rule(">=", 1.5, reading="'clearly be seen' read generously as the unpadded run taking at least 1.5x "
                     "as long as the padded one"),
-          statistic="unpadded duration / padded-longs duration, 2 threads", unit="x", reference=REF_1),
-    Claim("falsesharing.padded-near-linear", POST_1, NB,
+          statistic="unpadded duration / padded-longs duration, 2 threads", unit="x", reference=REFERENCE),
+    Claim("falsesharing.padded-near-linear", POST_FILE, NB,
           "Without cache line contention (padded counters) the test scales near-linearly with threads.",
           "Figure 2 (an image, no numbers in the text): the padded line stays near flat over 1-4 threads",
           "the first post's padded VolatileLong: per fork duration at N threads over the duration at 1 thread "
@@ -43,8 +43,8 @@ CLAIMS = [
           quote="Without the cache line contention we achieve near linear scale up with threads.",
           rule=Rule("<=", 1.25, reading="'near linear scale up' with a fixed amount of work per thread: N threads "
                     "take at most 1.25x the time of one"),
-          statistic="padded-longs duration at N threads / at 1 thread", unit="x", reference=REF_1),
-    Claim("falsesharing.java7-drops-padding", POST_2, NB,
+          statistic="padded-longs duration at N threads / at 1 thread", unit="x", reference=REFERENCE),
+    Claim("falsesharing.java7-drops-padding", POST_FILE_JAVA7, NB,
           "Java 7 (and later) eliminates or re-orders the first post's unused padding fields, so two threads' "
           "counters end up within one cache line again.",
           "no numbers: 'It seems Java 7 got clever' (JDK 1.7 in 2011)",
@@ -54,8 +54,8 @@ CLAIMS = [
                 "false sharing.",
           rule=Rule("<=", 63, reading="the fields are gone or moved when two counters sit less than a 64-byte line "
                     "apart"),
-          statistic="smallest gap between two padded-longs counters", unit="bytes", reference=REF_2),
-    Claim("falsesharing.first-padding-false-shares", POST_2, NB,
+          statistic="smallest gap between two padded-longs counters", unit="bytes", reference=REFERENCE_JAVA7),
+    Claim("falsesharing.first-padding-false-shares", POST_FILE_JAVA7, NB,
           "On later JVMs the first post's padding no longer prevents false sharing: it is slower than the padded "
           "AtomicLong.",
           "no numbers: 're-introducing false sharing'",
@@ -65,8 +65,8 @@ CLAIMS = [
                 "false sharing.",
           rule=Rule(">=", 1.5, reading="'re-introducing false sharing' read as the first post's padding being at "
                     "least 1.5x slower than the padding that still works (the same bar as unpadded-slower)"),
-          statistic="padded-longs duration / padded-atomic duration, 2 threads", unit="x", reference=REF_2),
-    Claim("falsesharing.padded-atomic-reliable", POST_2, NB,
+          statistic="padded-longs duration / padded-atomic duration, 2 threads", unit="x", reference=REFERENCE_JAVA7),
+    Claim("falsesharing.padded-atomic-reliable", POST_FILE_JAVA7, NB,
           "The second post's padded AtomicLong (padding summed so it cannot be removed) reliably avoids false "
           "sharing: it scales near-linearly.",
           "no numbers: 'similar performance results to those stated in the previous False Sharing article'",
@@ -75,7 +75,7 @@ CLAIMS = [
                 "to be the most reliable.",
           rule=Rule("<=", 1.25, reading="'reliable' read as scaling as the first post's padding did then: N threads "
                     "take at most 1.25x the time of one"),
-          statistic="padded-atomic duration at N threads / at 1 thread", unit="x", reference=REF_2),
+          statistic="padded-atomic duration at N threads / at 1 thread", unit="x", reference=REFERENCE_JAVA7),
 ]
 CLAIM = {c.id: c for c in CLAIMS}
 

@@ -11,7 +11,7 @@ from ...cpus import Topology
 from ...analysis import fmt_rate
 from ...verdicts import estimate
 from .rows import ORDERS, per_fork_table, reference_rates, rows
-from .sweep import PLACEMENT_TEXT, PLACEMENTS, VARIANTS
+from .sweep import PLACEMENTS, PLACEMENT_TEXT, VARIANTS
 
 POST_NAMES = {"in-heap": "P1C1QueueOriginal3 (in heap)", "threads": "P1C1OffHeapQueue (in process)",
               "in-heap-primitive": "P1C1QueueOriginalPrimitive (in process)", "processes": "IPC (memory-mapped file)"}

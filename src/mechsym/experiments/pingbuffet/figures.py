@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from ... import analysis, plots
 from .claims import SUMMARY
+from .meta import JUDGED, VARIANTS
 from .rows import ORDERS, P, STATS, rows
-from .sweep import JUDGED, PINNED, VARIANTS
+from .sweep import PINNED
 
 COLORS = plots.colors_for(JUDGED + [v for v in VARIANTS if v not in JUDGED])
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ... import analysis
-from .sweep import PLACEMENTS, VARIANTS
+from .meta import PLACEMENTS, VARIANTS
 
 POST = dataclasses.replace(analysis.POST, text="the kernel's post protocol (raw round trips sorted, as the post's "
                            "tool read them): the first run after one warm-up run in each JVM")

@@ -13,8 +13,8 @@ import pandas as pd
 from ... import analysis
 from ...analysis import fmt_ns
 from ...verdicts import HOLDS, UNMEASURABLE, Claim, Rule, Verdict, estimate, judge, unmeasurable
+from .meta import POST_FILE, POST_FILE_ITL, REFERENCE, REFERENCE_ITL
 from .rows import PROTOCOLS, forks, median, post_rows, rows
-from .sweep import POST_CV, POST_ITL, REF_CV, REF_ITL
 
 NB_CV, NB_ITL = "03-condition-variables", "08-inter-thread-latency"
 PINNED = "cross-core"
@@ -50,7 +50,7 @@ def _exact_ns(ref):              # duration / (2 x 500 M): Java 50.79 ns, C++ 45
 
 
 CLAIMS = [
-    Claim("signalling.lock-1000x-volatile", POST_CV, NB_CV,
+    Claim("signalling.lock-1000x-volatile", POST_FILE, NB_CV,
           "Signalling through a lock and condition variables costs orders of magnitude more latency than signalling "
           "through volatile counters (memory barriers); the post says three.",
           "2,023 ns/op (Linux, Nehalem, pinned) against the 2011-08-09 post's < 50 ns: 40x (10^1.6)",
@@ -61,9 +61,9 @@ CLAIMS = [
           rule=Rule(">=", 10, reading="'3 orders of magnitude' cannot be read literally: the post's own figures, "
                     "2,023-2,360 ns/op pinned against its < 50 ns, are 40-47x (10^1.6-10^1.7), and a literal "
                     "reading (>= 10^2.5 = 316x) would reject them; read as 'orders of magnitude' at all: >= 10x"),
-          statistic="lock + condition ns/op over volatile ns/op", unit="x", reference=REF_CV,
+          statistic="lock + condition ns/op over volatile ns/op", unit="x", reference=REFERENCE,
           from_post=_lock_over_volatile),
-    Claim("signalling.unpinned-several-times-slower", POST_CV, NB_CV,
+    Claim("signalling.unpinned-several-times-slower", POST_FILE, NB_CV,
           "On Linux, letting the OS schedule the threads (unpinned) is several times slower than pinning them.",
           "Linux 8,489 vs 2,023 ns/op = 4.2x (Nehalem), 16,808 vs 2,360 = 7.1x (Sandy Bridge); "
           "Windows 3,689 vs 2,082 = 1.8x",
@@ -73,9 +73,9 @@ CLAIMS = [
                 "rather than pinning them manually.",
           rule=Rule(">=", 2, reading="'the impact is clear' and Linux 'will greatly impact the performance' read "
                     "generously as at least 2x slower (the post's Linux runs: 4.2x and 7.1x)"),
-          statistic="lock + condition ns/op unpinned over pinned", unit="x", reference=REF_CV,
+          statistic="lock + condition ns/op unpinned over pinned", unit="x", reference=REFERENCE,
           from_post=_unpinned_over_pinned),
-    Claim("signalling.lock-latency-microseconds", POST_CV, NB_CV,
+    Claim("signalling.lock-latency-microseconds", POST_FILE, NB_CV,
           "The one-way latency to signal a change through a lock and condition is microseconds, like a network hop "
           "(~1 µs InfiniBand, < 5 µs 10GigE).",
           "2,023-2,360 ns/op pinned (Linux), 2,082 (Windows)",
@@ -85,8 +85,8 @@ CLAIMS = [
                 "InfiniBand and less than 5µs with 10GigE and user-space IP stacks.",
           rule=Rule("between", 500, 10_000, reading="'pretty much the same as' hops of ~1 µs to < 5 µs, read "
                     "generously as a factor 2 beyond either end: 0.5-10 µs"),
-          statistic="lock + condition ns/op, pinned", unit="ns", reference=REF_CV, from_post=_pinned_latency),
-    Claim("signalling.volatile-under-50ns", POST_ITL, NB_ITL,
+          statistic="lock + condition ns/op, pinned", unit="ns", reference=REFERENCE, from_post=_pinned_latency),
+    Claim("signalling.volatile-under-50ns", POST_FILE_ITL, NB_ITL,
           "Signalling a change between two threads through volatile counters costs less than 50 ns per exchange.",
           "Java 50.79 ns/op (printed 50), C++ 45.09 ns/op (printed 45); Sandy Bridge 2.2 GHz, taskset -c 2,4",
           "busy-spin ping-pong, cross-core: per fork ns/op, per runtime (each JDK, C)",
@@ -95,9 +95,9 @@ CLAIMS = [
           rule=Rule("<=", 51, reading="'less than 50ns' read as the post printed its results, ns/op by integer "
                     "division: its own Java run, 50,790,271,150 ns / 10^9 = 50.79 ns, printed '50'; so 50 stands "
                     "for anything below 51 ns"),
-          statistic="ns/op (duration / 2 x exchanges)", unit="ns", reference=REF_ITL,
+          statistic="ns/op (duration / 2 x exchanges)", unit="ns", reference=REFERENCE_ITL,
           from_post=lambda ref: _exact_ns(ref).max()),
-    Claim("signalling.20-30m-exchanges", POST_ITL, NB_ITL,
+    Claim("signalling.20-30m-exchanges", POST_FILE_ITL, NB_ITL,
           "Processing events in series, current processors can do 20-30 million exchanges per second.",
           "Java 19,688,810 ops/s, C++ 22,178,872 ops/s",
           "busy-spin ping-pong, cross-core: per fork ops/s (2 x exchanges / duration, the post's op/sec), "
@@ -107,9 +107,9 @@ CLAIMS = [
           rule=Rule(">=", 19.5e6, reading="'between 20-30 million' read as the post rounded: its own Java run, "
                     "19.69 M/s, is one it sums up as 20-30 million, so 20 M stands for anything that rounds to it "
                     "(>= 19.5 M); faster than 30 M is no failure of 'can do'"),
-          statistic="exchanges per second", unit="ops/s", reference=REF_ITL,
+          statistic="exchanges per second", unit="ops/s", reference=REFERENCE_ITL,
           from_post=lambda ref: _itl(ref, "throughput").min()),
-    Claim("signalling.java-c-equal", POST_ITL, NB_ITL,
+    Claim("signalling.java-c-equal", POST_FILE_ITL, NB_ITL,
           "Java and C++ signal between threads at about the same cost (C++ ~10% faster).",
           "50.79 vs 45.09 ns/op: Java / C++ = 1.13",
           "busy-spin ping-pong, cross-core: per fork ns/op of each JDK and of C (gcc -O2); the ratio of their "
@@ -117,7 +117,7 @@ CLAIMS = [
           quote="It would be possible to get a ~10% latency improvement by moving to C++.",
           rule=Rule("between", 0.75, 1.33, reading="'~10%' and 'slightly faster' read generously as Java / C "
                     "within 0.75..1.33, a third either way"),
-          statistic="Java ns/op over C ns/op", unit="x", reference=REF_ITL,
+          statistic="Java ns/op over C ns/op", unit="x", reference=REFERENCE_ITL,
           from_post=lambda ref: _exact_ns(ref)["Java"] / _exact_ns(ref)["C++"]),
 ]
 CLAIM = {c.id: c for c in CLAIMS}

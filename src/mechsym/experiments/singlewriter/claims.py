@@ -10,8 +10,9 @@ import pandas as pd
 
 from ... import analysis
 from ...verdicts import Claim, Rule, Verdict, estimate, judge, unmeasurable
+from .meta import POST_FILE_BARRIERS, POST_FILE, REFERENCE
 from .rows import LAB, PROTOCOLS, forks, rows, runtimes, table_forks
-from .sweep import POST_MB, POST_SW, REF, TABLE
+from .sweep import TABLE
 
 NB = "10-single-writer"
 KEYS = list(TABLE)
@@ -42,7 +43,7 @@ def _row_ratio(a: str, b: str):
 
 
 CLAIMS = [
-    Claim("singlewriter.table-order", POST_SW, NB,
+    Claim("singlewriter.table-order", POST_FILE, NB,
           "The costs rank as the table does: plain < memory barrier < CAS < lock for one thread; two threads cost "
           "more than one, for CAS and for the lock; the contended lock costs most.",
           "smallest step in that order: CAS / barrier = 5,700 / 4,700 = 1.21x (Westmere 2.4 GHz)",
@@ -52,9 +53,9 @@ CLAIMS = [
                 "very small and easy to reload from the L2/L3 cache, never mind main memory.",
           rule=Rule(">=", 1.0, reading="every step of the table's order holds when each slower / faster ratio is "
                     "above 1; the post gives no margin, so none is asked"),
-          statistic="smallest slower / faster ratio over the table's steps", unit="x", reference=REF,
+          statistic="smallest slower / faster ratio over the table's steps", unit="x", reference=REFERENCE,
           from_post=lambda ref: _smallest_step(*post_ms(ref))),
-    Claim("singlewriter.lock-contention-orders", POST_SW, NB,
+    Claim("singlewriter.lock-contention-orders", POST_FILE, NB,
           "Two threads contending for a lock cost orders of magnitude more per increment than one thread alone.",
           "118,000 / 300 ms = 393x",
           "ns per increment: two threads with a lock (pinned to two cores) over one thread, plain; the ratio of the "
@@ -62,9 +63,9 @@ CLAIMS = [
           quote="For highly contended data it is very easy to get into a situation whereby the system spends "
                 "significantly more time managing contention than doing real work.",
           rule=Rule(">=", 100, reading="the table's ~400x read generously as at least two orders of magnitude"),
-          statistic="two threads with lock / one thread, ns per increment", unit="x", reference=REF,
+          statistic="two threads with lock / one thread, ns per increment", unit="x", reference=REFERENCE,
           from_post=lambda ref: _row_ratio("lock-2", "one-thread")(*post_ms(ref))),
-    Claim("singlewriter.contention-not-instruction", POST_SW, NB,
+    Claim("singlewriter.contention-not-instruction", POST_FILE, NB,
           "Contention, not the instruction, is the big cost: the same CAS or lock costs several times more with two "
           "writers than with one.",
           "two threads / one thread: CAS 18,000 / 5,700 = 3.2x, lock 118,000 / 10,000 = 11.8x",
@@ -74,9 +75,9 @@ CLAIMS = [
                 "having multiple writers contend for any item of data or resource.",
           rule=Rule(">=", 2, reading="'the single biggest limitation' read as: a second writer at least doubles "
                     "the cost of the same instruction (the post's: 3.2x and 11.8x)"),
-          statistic="min(two threads / one thread) over CAS and lock", unit="x", reference=REF,
+          statistic="min(two threads / one thread) over CAS and lock", unit="x", reference=REFERENCE,
           from_post=lambda ref: _contended_over_uncontended(*post_ms(ref))),
-    Claim("singlewriter.barrier-significant", POST_MB, NB,
+    Claim("singlewriter.barrier-significant", POST_FILE_BARRIERS, NB,
           "A memory barrier has a significant cost: one thread incrementing with a barrier is many times slower "
           "than without.",
           "One Thread with Memory Barrier / One Thread = 4,700 / 300 = 15.7x (the 2011-09-22 table)",
@@ -86,9 +87,9 @@ CLAIMS = [
                 "therefore they have a significant performance cost which must be considered.",
           rule=Rule(">=", 5, reading="'a significant performance cost' read generously as at least 5x a plain "
                     "increment (the single-writer table's own: 15.7x)"),
-          statistic="barrier / plain, ns per increment", unit="x", reference=REF,
+          statistic="barrier / plain, ns per increment", unit="x", reference=REFERENCE,
           from_post=lambda ref: _row_ratio("barrier", "one-thread")(*post_ms(ref))),
-    Claim("singlewriter.release-store-cheap", POST_MB, NB,
+    Claim("singlewriter.release-store-cheap", POST_FILE_BARRIERS, NB,
           "An ordered (release) store needs no fence on x86: it costs far less than a volatile store, which is "
           "followed by one.",
           "the post gives no numbers (Figure 1 is a diagram)",

@@ -11,8 +11,9 @@ from ... import analysis
 from ...analysis import fmt_ns, fmt_ratio
 from ...verdicts import estimate
 from .claims import post_ms
+from .meta import POST_ITERATIONS
 from .rows import ORDERS, PROTOCOLS, forks, median, rows, runtimes
-from .sweep import FENCES, FOLDING, POST_ITERATIONS, TABLE
+from .sweep import FENCES, FOLDING, TABLE
 
 
 def _ms(ns_per_op: float) -> str:

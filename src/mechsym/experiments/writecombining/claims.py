@@ -10,8 +10,9 @@ import pandas as pd
 
 from ... import analysis
 from ...verdicts import Claim, Rule, Verdict, estimate, estimate_with, judge, unmeasurable
+from .meta import POST_FILE, REFERENCE
 from .rows import COLD, LAB, POST, listing_forks, rows, runtimes, sweep_forks
-from .sweep import POST as POST_FILE, POST_ARRAYS, REF, SPLIT
+from .sweep import POST_ARRAYS, SPLIT
 
 NB = "07-write-combining"
 FASTER = 1.2          # "much less time": the threshold of split-faster, and what "the effect appears" means below
@@ -36,7 +37,7 @@ CLAIMS = [
           quote="By splitting the loop we do much more work yet the program completes in much less time!",
           rule=Rule(">=", FASTER, reading=f"'much less time' read generously as the single loop taking at least "
                     f"{FASTER}x the split loops' time (a sixth less time); the post's own: 1.67x"),
-          statistic="SingleLoop time over SplitLoop time", unit="x", reference=REF, from_post=_post_ratio),
+          statistic="SingleLoop time over SplitLoop time", unit="x", reference=REFERENCE, from_post=_post_ratio),
     Claim("writecombining.factor-two", POST_FILE, NB,
           "Filling the write-combining buffers properly (two loops of three instead of one of six) makes the code "
           "about twice as fast.",
@@ -46,7 +47,7 @@ CLAIMS = [
                 "underlying hardware to accelerate our code by a factor of two.",
           rule=Rule(">=", 1.5, reading="'a factor of two' read generously as at least 1.5x: the post's own three "
                     "pairs gave 1.56x, 1.59x and 1.90x"),
-          statistic="SingleLoop time over SplitLoop time", unit="x", reference=REF, from_post=_post_ratio),
+          statistic="SingleLoop time over SplitLoop time", unit="x", reference=REFERENCE, from_post=_post_ratio),
     Claim("writecombining.four-buffers", POST_FILE, NB,
           "A loop loses the write-combining effect once it writes more than about four distinct locations per "
           "iteration: up to four arrays one loop costs per store what a loop of three does, past that it costs more.",
@@ -61,7 +62,7 @@ CLAIMS = [
                     f"costs {FASTER}x a loop of {SPLIT} per store (the gain of split-faster) at 5 arrays, generously "
                     f"at 4 to 6"),
           statistic=f"fewest arrays per loop costing {FASTER}x a loop of {SPLIT} per store", unit="arrays",
-          reference=REF),
+          reference=REFERENCE),
 ]
 CLAIM = {c.id: c for c in CLAIMS}
 
