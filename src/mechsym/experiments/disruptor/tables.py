@@ -11,7 +11,7 @@ from ... import analysis
 from ...analysis import fmt_rate, fmt_ratio
 from ...verdicts import estimate
 from .meta import PLACEMENTS
-from .rows import ORDERS, per_fork_table, rows
+from .rows import ORDERS, per_fork_table
 from .sweep import CHANNELS
 
 

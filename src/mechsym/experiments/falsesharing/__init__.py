@@ -15,7 +15,7 @@ cells are stored as unavailable with perf's own words. Verdicts (claims.py) per 
 and figures split per machine.
 """
 
-from .claims import CLAIM, CLAIMS, verdicts
+from .claims import CLAIM, CLAIMS
 from .figures import plot_layout_gaps, plot_scaling
 from .meta import NAME, NOTEBOOKS, PRESETS, REFERENCE, REFERENCE_JAVA7, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, layout_rows, rows
@@ -23,6 +23,7 @@ from .sweep import (LAYOUTS, PLACEMENTS, cell_for, cells, layouts_table, parse_p
                     placements_table, thread_counts)
 from .tables import (array_line_table, forks_table, l1d_table, layout_table, offsets, placement_table, reference_table,
                      scaling_table, throughput_table)
+from .verdicts import verdicts
 
 __all__ = [
     "CLAIM", "CLAIMS", "array_line_table", "LAB", "LAYOUTS", "NAME", "NOTEBOOKS", "PLACEMENTS", "POST", "PRESETS", "PROTOCOLS", "REFERENCE",

@@ -11,12 +11,13 @@ scratch directory under $MECHSYM_SCRATCH (mechsym.scratch), made by `session` an
 (rows.py): the post's best run per JVM, the lab's median of measured runs. Claims and verdicts in claims.py.
 """
 
-from .claims import CLAIM, CLAIMS, verdicts
+from .claims import CLAIM, CLAIMS
 from .figures import plot_throughput
 from .meta import NAME, NOTEBOOK, NOTEBOOKS, PRESETS, REFERENCE, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, per_fork_table, rows
 from .sweep import FLAGS, PLACEMENTS, VARIANTS, cell_for, cells, session
 from .tables import alignment_table, comparison, placements_table, ratios, reference_table, summary, variants_table
+from .verdicts import verdicts
 
 __all__ = [
     "CLAIM", "CLAIMS", "FLAGS", "LAB", "NAME", "NOTEBOOK", "NOTEBOOKS", "PLACEMENTS", "POST", "PRESETS", "PROTOCOLS",

@@ -10,9 +10,8 @@ import pandas as pd
 from ... import analysis
 from ...analysis import fmt_ns, fmt_ratio
 from ...verdicts import estimate
-from .claims import post_ms
 from .meta import POST_ITERATIONS
-from .rows import ORDERS, PROTOCOLS, forks, median, rows, runtimes
+from .rows import ORDERS, PROTOCOLS, forks, median, post_ms, rows, runtimes
 from .sweep import FENCES, FOLDING, TABLE
 
 
