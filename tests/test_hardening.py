@@ -1,4 +1,4 @@
-"""Issue 12, hardening: the faults a hostile tester tried, each ending in one line (or a correct run), a non-zero exit
+"""Hardening: the faults a hostile tester tried, each ending in one line (or a correct run), a non-zero exit
 where refused, the store as it was, nothing left behind (no process, no scratch). Fake kernels are small Python
 programs; the few real kernels run at their smallest sizes. No test asserts a timing or sleeps to synchronize: signal
 tests poll for the state they need."""

@@ -69,7 +69,7 @@ def test_reference_holds_the_posts_output():
     out = ref[ref["table"] == "Output"].sort_values(["repetition", "per_loop"], ascending=[True, False])
     assert out["value"].astype("int64").tolist() == [14019753545, 8972368661, 14162455066, 8887610558,
                                                      13800914725, 7271752889]
-    assert set(ref["post"]) == {exp.sweep.POST}
+    assert set(ref["post"]) == {exp.POST_FILE}
     assert ref.loc[ref["metric"] == "iterations", "value"].iloc[0] == 2**31 - 1
 
 

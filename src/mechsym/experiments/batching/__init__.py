@@ -12,14 +12,14 @@ of spinning, and a load sweep of bursts of 10 from 10% of the serial device's ca
 
 from .claims import CLAIM, CLAIMS
 from .figures import plot_bursts, plot_load
-from .meta import LOADS, NAME, NOTEBOOKS, PRESETS, REFERENCE, TITLE
+from .meta import LOADS, NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, rows
 from .sweep import BURST, MODES, cell_for, cells
 from .tables import bursts_table, comparison, harness_table, load_table, reference_table, summary
 from .verdicts import verdicts
 
 __all__ = [
-    "BURST", "CLAIM", "CLAIMS", "LAB", "LOADS", "MODES", "NAME", "NOTEBOOKS", "POST", "PRESETS", "PROTOCOLS", "REFERENCE",
-    "TITLE", "bursts_table", "cell_for", "cells", "comparison", "forks", "harness_table", "load_table",
-    "plot_bursts", "plot_load", "reference_table", "rows", "summary", "verdicts",
+    "BURST", "CLAIM", "CLAIMS", "LAB", "LOADS", "MODES", "NAME", "NOTEBOOKS", "POST", "POST_FILE", "PRESETS",
+    "PROTOCOLS", "REFERENCE", "TITLE", "bursts_table", "cell_for", "cells", "comparison", "forks", "harness_table",
+    "load_table", "plot_bursts", "plot_load", "reference_table", "rows", "summary", "verdicts",
 ]

@@ -15,7 +15,7 @@ notebook shows, split per machine.
 
 from .claims import CLAIM, CLAIMS
 from .figures import plot_jitter_vs_clients, plot_throughput_vs_items
-from .meta import NAME, NOTEBOOKS, PRESETS, REFERENCE, TITLE
+from .meta import NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, per_fork_table, rows
 from .sweep import CAPACITIES, CONTAINERS, GC_ISOLATED, GC_VARIANTS, cell_for, cells, clients_for
 from .tables import capacity_table, comparison, containers_table, gc_table, jitter_table, reference_table, summary
@@ -23,7 +23,7 @@ from .verdicts import verdicts
 
 __all__ = [
     "CAPACITIES", "CLAIM", "CLAIMS", "CONTAINERS", "GC_ISOLATED", "GC_VARIANTS", "LAB", "NAME", "NOTEBOOKS", "POST",
-    "PRESETS", "PROTOCOLS", "REFERENCE", "TITLE", "capacity_table", "cell_for", "cells", "clients_for", "comparison",
-    "containers_table", "forks", "gc_table", "jitter_table", "per_fork_table", "plot_jitter_vs_clients",
+    "POST_FILE", "PRESETS", "PROTOCOLS", "REFERENCE", "TITLE", "capacity_table", "cell_for", "cells", "clients_for",
+    "comparison", "containers_table", "forks", "gc_table", "jitter_table", "per_fork_table", "plot_jitter_vs_clients",
     "plot_throughput_vs_items", "reference_table", "rows", "summary", "verdicts",
 ]

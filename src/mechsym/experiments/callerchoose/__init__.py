@@ -12,14 +12,14 @@ split per machine and JDK.
 
 from .claims import CLAIM, CLAIMS
 from .figures import plot_methods
-from .meta import COLLECTORS, NAME, NOTEBOOKS, PRESETS, REFERENCE, SIZES, TITLE
+from .meta import COLLECTORS, NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, SIZES, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, rows
 from .sweep import METHODS, cell_for, cells
 from .tables import comparison, reference_table, summary, young_table
 from .verdicts import verdicts
 
 __all__ = [
-    "CLAIM", "CLAIMS", "COLLECTORS", "LAB", "METHODS", "NAME", "NOTEBOOKS", "POST", "PRESETS", "PROTOCOLS", "REFERENCE",
-    "SIZES", "TITLE", "cell_for", "cells", "comparison", "forks", "plot_methods", "reference_table", "rows",
-    "summary", "verdicts", "young_table",
+    "CLAIM", "CLAIMS", "COLLECTORS", "LAB", "METHODS", "NAME", "NOTEBOOKS", "POST", "POST_FILE", "PRESETS",
+    "PROTOCOLS", "REFERENCE", "SIZES", "TITLE", "cell_for", "cells", "comparison", "forks", "plot_methods",
+    "reference_table", "rows", "summary", "verdicts", "young_table",
 ]

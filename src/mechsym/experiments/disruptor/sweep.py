@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from ... import MechsymError, cpus
 from ...cpus import Topology
 from ...jdk import Jdk
@@ -60,6 +62,6 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
     return out
 
 
-def placements_table(topo: Topology | None = None):
-    """Which CPUs each placement uses on this machine, or why it is missing."""
-    return cpus.placements_table({p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, ('publisher', 'processor'), topo)
+# Which CPUs each placement uses on this machine, or why it is missing (the shared table, this experiment's roles).
+placements_table = functools.partial(cpus.placements_table,
+                                     {p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, ("publisher", "processor"))

@@ -22,7 +22,9 @@ from .tables import (osr_table, protocol_table, reference_table, scaling_table, 
                      why_table)
 from .verdicts import verdicts
 
-__all__ = ["CLAIM", "CLAIMS", "COLORS", "KERNEL", "MONITORS", "NAME", "NOTEBOOKS", "POLICIES", "POST_FILE", "POST_FILE_BIASED",
-           "PRESETS", "REFERENCE", "REFERENCE_BIASED", "TITLE", "VARIANTS", "WORKERS", "cells", "osr_table", "plot_reference",
-           "plot_runs", "plot_scaling", "plot_why", "protocol_table", "reference_table", "run_clocks",
-           "scaling_table", "summary", "thread_counts", "throughput", "unavailable", "verdicts", "why_table"]
+__all__ = [
+    "CLAIM", "CLAIMS", "COLORS", "KERNEL", "MONITORS", "NAME", "NOTEBOOKS", "POLICIES", "POST_FILE",
+    "POST_FILE_BIASED", "PRESETS", "REFERENCE", "REFERENCE_BIASED", "TITLE", "VARIANTS", "WORKERS", "cells",
+    "osr_table", "plot_reference", "plot_runs", "plot_scaling", "plot_why", "protocol_table", "reference_table",
+    "run_clocks", "scaling_table", "summary", "thread_counts", "throughput", "unavailable", "verdicts", "why_table",
+]

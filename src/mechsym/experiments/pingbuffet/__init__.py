@@ -13,14 +13,15 @@ shows.
 
 from .claims import CLAIM, CLAIMS
 from .figures import plot_medians, plot_spectrum
-from .meta import JUDGED, NAME, NOTEBOOKS, PLACEMENTS, PRESETS, REFERENCE, TITLE, VARIANTS
+from .meta import JUDGED, NAME, NOTEBOOKS, PLACEMENTS, POST_FILE, PRESETS, REFERENCE, TITLE, VARIANTS
 from .rows import LAB, POST, PROTOCOLS, rows
 from .sweep import PINNED, cell_for, cells, placements_table, session
 from .tables import beside, forks_table, mean_table, percentiles, reference_sample, reference_table
 from .verdicts import verdicts
 
 __all__ = [
-    "CLAIM", "CLAIMS", "JUDGED", "LAB", "NAME", "NOTEBOOKS", "PINNED", "PLACEMENTS", "POST", "PRESETS", "PROTOCOLS",
-    "REFERENCE", "TITLE", "VARIANTS", "beside", "cell_for", "cells", "forks_table", "mean_table", "percentiles",
-    "placements_table", "plot_medians", "plot_spectrum", "reference_sample", "reference_table", "rows", "session", "verdicts",
+    "CLAIM", "CLAIMS", "JUDGED", "LAB", "NAME", "NOTEBOOKS", "PINNED", "PLACEMENTS", "POST", "POST_FILE", "PRESETS",
+    "PROTOCOLS", "REFERENCE", "TITLE", "VARIANTS", "beside", "cell_for", "cells", "forks_table", "mean_table",
+    "percentiles", "placements_table", "plot_medians", "plot_spectrum", "reference_sample", "reference_table", "rows",
+    "session", "verdicts",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from ... import MechsymError, cpus, scratch
 from ...cpus import Topology
 from ...jdk import Jdk
@@ -61,6 +63,6 @@ def session(cells: list[Cell], meta: dict):
     return scratch.session(NAME, IPC_FILE_BYTES, meta)
 
 
-def placements_table(topo: Topology | None = None):
-    """Which CPUs each placement uses on this machine, or why it is missing."""
-    return cpus.placements_table({p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, ('client', 'server'), topo)
+# Which CPUs each placement uses on this machine, or why it is missing (the shared table, this experiment's roles).
+placements_table = functools.partial(cpus.placements_table,
+                                     {p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, ("client", "server"))
