@@ -116,7 +116,7 @@ def test_tables_and_figures_read_the_rows():
 
 def test_reference_names_the_images_and_feeds_its_own_claim():
     from mechsym import reference
-    ref = reference.load(exp.REF)
+    ref = reference.load(exp.REFERENCE)
     images = ref[ref["metric"].str.startswith("figure_")]
     assert len(images) == 2 and images["value"].isna().all() and images["note"].str.contains("image").all()
     c = exp.CLAIM["atomiclong.cas-2-10x-slower-than-xadd"]

@@ -131,7 +131,7 @@ def test_two_forks_are_inconclusive_and_no_load_sweep_is_unmeasurable():
 
 
 def test_tables_and_figures_read_synthetic_rows():
-    df, ref = synthetic(), reference.load(exp.REF)
+    df, ref = synthetic(), reference.load(exp.REFERENCE)
     c = exp.comparison(df, ref)
     assert list(c["average: post"]) == ["500 µs", "150 µs"] and c["average: now"].iloc[0] == "612.00 µs"
     assert len(exp.bursts_table(df)) == 4 and len(exp.load_table(df)) == 4

@@ -168,7 +168,7 @@ def test_machines_are_judged_apart():
 
 def test_tables_and_figures_render_numbers():
     df = synthetic(post_like, post_jitter)
-    ref = reference.load(exp.REF)
+    ref = reference.load(exp.REFERENCE)
     assert "1.7M bids/s" in set(exp.reference_table(ref)["value"])
     comp = exp.comparison(df, ref)
     assert comp.shape == (3, 4) and comp.iloc[:, 2].str.contains("bids/s").all()

@@ -80,7 +80,7 @@ def test_unknown_layout_and_preset_are_one_line_errors():
 
 
 def test_reference_files_say_the_figure_has_no_numbers():
-    r1, r2 = reference.load(exp.REF_1), reference.load(exp.REF_2)
+    r1, r2 = reference.load(exp.REFERENCE), reference.load(exp.REFERENCE_JAVA7)
     assert r1.loc[r1["metric"] == "iterations", "value"].iloc[0] == 500_000_000
     fig = r1[r1["table"] == "Figure 2"]
     assert len(fig) == 1 and fig["value"].isna().all() and "no numbers" in fig["note"].iloc[0]

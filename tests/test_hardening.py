@@ -1,4 +1,4 @@
-"""Issue 12, hardening: the faults a hostile tester tried, each ending in one line (or a correct run), a non-zero exit
+"""Hardening: the faults a hostile tester tried, each ending in one line (or a correct run), a non-zero exit
 where refused, the store as it was, nothing left behind (no process, no scratch). Fake kernels are small Python
 programs; the few real kernels run at their smallest sizes. No test asserts a timing or sleeps to synchronize: signal
 tests poll for the state they need."""
@@ -309,7 +309,7 @@ def test_sigterm_to_a_run_kills_the_kernel_and_says_so_in_one_line(results_dir):
 
 
 def test_stale_scratch_of_dead_runs_is_removed_and_live_ones_kept(tmp_path, capsys):
-    from mechsym.experiments.seqio import scratch
+    from mechsym import scratch
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
@@ -362,7 +362,7 @@ def statvfs(flag=0, bavail=10**9, favail=10**6):
 
 
 def test_scratch_that_is_a_file_is_refused_in_one_line(tmp_path):
-    from mechsym.experiments.seqio import scratch
+    from mechsym import scratch
 
     f = tmp_path / "scratch.txt"
     f.write_text("x")
@@ -374,7 +374,7 @@ def test_scratch_that_is_a_file_is_refused_in_one_line(tmp_path):
 
 @pytest.mark.parametrize("free", [10**12, 4096])  # read-only with room, and a small read-only tmpfs
 def test_read_only_scratch_is_called_read_only(tmp_path, monkeypatch, free):
-    from mechsym.experiments.seqio import scratch
+    from mechsym import scratch
 
     monkeypatch.setattr(os, "statvfs", lambda p: statvfs(flag=os.ST_RDONLY, bavail=free // 4096))
     with pytest.raises(MechsymError, match="is on a read-only file system"):
@@ -382,7 +382,7 @@ def test_read_only_scratch_is_called_read_only(tmp_path, monkeypatch, free):
 
 
 def test_scratch_without_inodes_is_refused(tmp_path, monkeypatch):
-    from mechsym.experiments.seqio import scratch
+    from mechsym import scratch
 
     monkeypatch.setattr(os, "statvfs", lambda p: statvfs(favail=2))
     with pytest.raises(MechsymError, match="2 free inodes"):
@@ -390,7 +390,7 @@ def test_scratch_without_inodes_is_refused(tmp_path, monkeypatch):
 
 
 def test_scratch_directory_that_cannot_be_made_is_one_line(tmp_path, monkeypatch):
-    from mechsym.experiments.seqio import scratch
+    from mechsym import scratch
 
     def read_only(self, *a, **kw):
         raise OSError(errno.EROFS, "Read-only file system", str(self))
@@ -401,7 +401,7 @@ def test_scratch_directory_that_cannot_be_made_is_one_line(tmp_path, monkeypatch
 
 
 def test_a_failed_preallocation_leaves_no_short_file(tmp_path, monkeypatch):
-    from mechsym.experiments.seqio import scratch
+    from mechsym import scratch
 
     real_open = open
 
@@ -417,7 +417,9 @@ def test_a_failed_preallocation_leaves_no_short_file(tmp_path, monkeypatch):
 
     monkeypatch.setattr("builtins.open", lambda p, mode="r", *a, **kw: Full(real_open(p, mode, *a, **kw))
                         if "x" in mode else real_open(p, mode, *a, **kw))
-    for make in (scratch.preallocate, scratch.write_pattern):
+    from mechsym.experiments.seqio.sweep import write_pattern
+
+    for make in (scratch.preallocate, write_pattern):
         path = tmp_path / f"{make.__name__}.dat"
         with pytest.raises(OSError):
             make(path, 8 * 4096)
@@ -555,7 +557,7 @@ def test_a_small_read_only_file_system_is_called_read_only_not_full(tmp_path, mo
 
 
 def test_scratch_inside_the_results_store_is_refused(tmp_path):
-    from mechsym.experiments.seqio import scratch
+    from mechsym import scratch
 
     for base in (tmp_path, tmp_path / "m1" / "seqio"):
         with pytest.raises(MechsymError, match="inside the results directory"):

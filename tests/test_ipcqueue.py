@@ -200,7 +200,7 @@ def test_tables_and_figure_render_from_synthetic_rows():
 
     df = synthetic({("processes", "cross-core"): 120e6, ("threads", "cross-core"): 300e6,
                     ("in-heap", "cross-core"): 100e6})
-    ref = reference.load(exp.REF)
+    ref = reference.load(exp.REFERENCE)
     assert len(exp.reference_table(ref)) == 4
     t = exp.comparison(df, ref)
     assert list(t["variant"]) == ["processes", "threads", "in-heap"] and t["the post's figure"].iloc[0] == "98.0M ops/s"

@@ -1,4 +1,4 @@
-"""Two machines in one store, every notebook rendered with MACHINE="all": the machines stay apart (issue 10).
+"""Two machines in one store, every notebook rendered with MACHINE="all": the machines stay apart.
 
 The store is a copy of this lab's newest stored standard run of each experiment plus the same rows relabelled as a
 second host that is 10x slower (times x10, rates /10, everything else as measured). A notebook that pooled the two

@@ -99,7 +99,7 @@ def test_missing_cells_are_not_measurable_with_the_reason():
 
 
 def test_tables_and_figures_read_synthetic_rows():
-    df, ref = synthetic(POST_LIKE), reference.load(exp.REF)
+    df, ref = synthetic(POST_LIKE), reference.load(exp.REFERENCE)
     assert list(exp.reference_table(ref).columns) == ["Min", "50%", "90%", "99%", "99.9%", "99.99%", "Max"]
     assert exp.reference_table(ref).loc["IPC busy-spin", "Min"] == "89"
     assert len(exp.reference_sample(ref)) == 8

@@ -16,6 +16,7 @@ import pytest
 from conftest import default_sigint, mechsym
 from test_cli import wait_for_child
 from mechsym import MechsymError, bridge, store, sweep
+from mechsym import scratch as shared_scratch
 from mechsym.experiments import seqio
 from mechsym.launch import KernelError
 from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, OUTCOMES, UNMEASURABLE
@@ -60,15 +61,15 @@ def test_parse_size_rejects(text):
 
 def test_scratch_defaults_to_the_repo_and_follows_the_env(monkeypatch, tmp_path):
     monkeypatch.delenv("MECHSYM_SCRATCH", raising=False)
-    assert seqio.scratch_base().name == "scratch-io"
+    assert shared_scratch.scratch_base().name == "scratch-io"
     monkeypatch.setenv("MECHSYM_SCRATCH", str(tmp_path))
-    assert seqio.scratch_base() == tmp_path.resolve()
+    assert shared_scratch.scratch_base() == tmp_path.resolve()
 
 
 def test_refuses_to_start_without_space(scratch):
     free = shutil.disk_usage(scratch.parent).free  # more than the disk has: no mock needed
     with pytest.raises(MechsymError) as e:
-        seqio.check_space(scratch, free + 1)
+        shared_scratch.check_space(scratch, free + 1)
     assert "not enough free space" in str(e.value) and "\n" not in str(e.value)
 
 
@@ -81,7 +82,7 @@ def test_cli_refuses_in_one_line_and_writes_nothing(scratch, results_dir):
 
 def test_scratch_dir_is_removed_on_an_exception(scratch):
     with pytest.raises(RuntimeError):
-        with seqio.scratch_dir("seqio") as d:
+        with shared_scratch.scratch_dir("seqio") as d:
             (d / "seqio.dat").write_bytes(b"x" * 4096)
             raise RuntimeError("boom")
     assert not scratch.exists()  # created by us, empty afterwards: removed too
@@ -90,7 +91,7 @@ def test_scratch_dir_is_removed_on_an_exception(scratch):
 def test_scratch_dir_keeps_a_base_that_was_there(scratch):
     scratch.mkdir()
     (scratch / "other").write_text("not ours")
-    with seqio.scratch_dir("seqio") as d:
+    with shared_scratch.scratch_dir("seqio") as d:
         assert d.parent == scratch
     assert (scratch / "other").read_text() == "not ours" and len(list(scratch.iterdir())) == 1
 
@@ -100,17 +101,17 @@ def test_evict_drops_the_pages(scratch):
     f = scratch / "e.dat"
     f.write_bytes(os.urandom(4 << 20))  # dirty pages: evict must sync them first
     f.read_bytes()
-    assert seqio.resident_fraction(f) > 0.5
-    assert seqio.evict(f) < 0.01
+    assert shared_scratch.resident_fraction(f) > 0.5
+    assert shared_scratch.evict(f) < 0.01
 
 
 def test_preallocate_writes_zero_pages(scratch):
     scratch.mkdir()
     f = scratch / "p.dat"
-    seqio.preallocate(f, (1 << 20) + 3 * 4096)
+    shared_scratch.preallocate(f, (1 << 20) + 3 * 4096)
     assert f.stat().st_size == (1 << 20) + 3 * 4096 and set(f.read_bytes()) == {0}
     with pytest.raises(FileExistsError):
-        seqio.preallocate(f, 4096)
+        shared_scratch.preallocate(f, 4096)
 
 
 def test_dd_source_is_the_kernels_data(tmp_path):
@@ -134,7 +135,7 @@ def test_python_methods_and_protocols_are_the_kernels():
     k = bridge.kernel(seqio.KERNEL)
     assert seqio.KERNEL_METHODS == [str(m) for m in k.methods()]
     assert set(seqio.METHODS) == set(seqio.KERNEL_METHODS) | {"buffered-stream-biased"}
-    assert sorted(seqio.PROTOCOLS) == sorted(str(p) for p in k.PROTOCOLS)
+    assert sorted(seqio.PROTOCOL_NAMES) == sorted(str(p) for p in k.PROTOCOLS)
     r = mechsym_kernel("--method=nio")  # the kernel's own list of what --method takes, "all" among them
     assert seqio.ALL in r and all(m in r for m in seqio.KERNEL_METHODS)
 

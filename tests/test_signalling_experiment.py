@@ -105,9 +105,9 @@ def test_protocols_are_the_kernels_own(kernel):
     """Python's protocols equal each kernel's (Java through JPype; C from its bad-argument message)."""
     if kernel == "c":
         r = subprocess.run([str(ROOT / "build" / "c" / "pingpong"), "--protocol=x"], capture_output=True, text=True)
-        assert r.returncode == 2 and f"allowed values are {', '.join(sweep_mod.PROTOCOLS)}" in r.stderr
+        assert r.returncode == 2 and f"allowed values are {', '.join(sweep_mod.PROTOCOL_NAMES)}" in r.stderr
     else:
-        assert list(bridge.kernel(kernel).protocols()) == sweep_mod.PROTOCOLS
+        assert list(bridge.kernel(kernel).protocols()) == sweep_mod.PROTOCOL_NAMES
 
 
 def test_wait_modes_are_the_kernels_own():
@@ -123,13 +123,13 @@ def test_wait_modes_are_the_kernels_own():
 # ---------------------------------------------------------------- the posts' numbers and claims
 
 def test_reference_files_hold_the_posts_numbers():
-    cv = reference.load(exp.REF_CV)
+    cv = reference.load(exp.REFERENCE)
     got = cv[(cv["metric"] == "ns_per_op")].set_index(["os", "cpu", "placement"])["value"]
     assert got[("Linux Fedora Core 15 64-bit", "Nehalem 2.8 GHz", "pinned")] == 2023
     assert got[("Linux Fedora Core 15 64-bit", "Sandy Bridge 2.0 GHz", "unpinned")] == 16808
     assert got[("Windows 7 Professional 64-bit", "Nehalem 2.8 GHz", "pinned")] == 2082
     assert len(got) == 6
-    itl = reference.load(exp.REF_ITL)
+    itl = reference.load(exp.REFERENCE_ITL)
     r = itl[itl["table"] == "Results"].set_index(["language", "metric"])["value"]
     assert r[("Java", "ns_per_op")] == 50 and r[("C++", "ns_per_op")] == 45
     assert r[("Java", "duration")] == 50790271150 and r[("C++", "duration")] == 45087955393
@@ -284,8 +284,8 @@ def test_verdicts_keep_machines_apart():
 TABLES = {
     "summary": lambda df: exp.summary(df), "wide_table": lambda df: exp.wide_table(df),
     "java_vs_c": lambda df: exp.java_vs_c(df),
-    "comparison_cv": lambda df: exp.comparison_cv(df, reference.load(exp.REF_CV)),
-    "comparison_itl": lambda df: exp.comparison_itl(df, reference.load(exp.REF_ITL)),
+    "comparison_cv": lambda df: exp.comparison_cv(df, reference.load(exp.REFERENCE)),
+    "comparison_itl": lambda df: exp.comparison_itl(df, reference.load(exp.REFERENCE_ITL)),
     "percentiles": lambda df: exp.percentiles(df), "timer_table": lambda df: exp.timer_table(df.assign(
         metric=df["metric"].replace({"round_trip_samples": "timer_cost", "round_trip_max": "timer_step"}))),
     "forks_table": lambda df: exp.forks_table(df), "run_to_run": lambda df: exp.run_to_run(df),
@@ -322,7 +322,7 @@ def test_figures_draw_one_row_per_machine():
                         (exp.plot_percentiles(m, ["locked"]), 4)):
         assert len([a for a in fig.axes if a.get_visible()]) >= panels
         plt.close(fig)
-    fig = exp.plot_reference_cv(reference.load(exp.REF_CV))
+    fig = exp.plot_reference_cv(reference.load(exp.REFERENCE))
     assert fig.axes
     plt.close(fig)
 

@@ -75,7 +75,7 @@ def test_pinned_two_threads_say_so():
 
 def test_in_process_through_jpype():
     k = bridge.kernel(JAVA)
-    assert list(k.methods()) == exp.JAVA_METHODS and list(k.protocols()) == exp.sweep.PROTOCOLS
+    assert list(k.methods()) == exp.JAVA_METHODS and list(k.protocols()) == exp.sweep.PROTOCOL_NAMES
     meta = bridge.metadata(JAVA)
     assert meta["method"] == "plain" and meta["protocol"] == "lab" and meta["threads"] == "1"
 
@@ -181,7 +181,7 @@ def test_machines_are_judged_apart():
 
 def test_tables_and_figures_render_numbers():
     df = synthetic(post_like())
-    ref = reference.load(exp.REF)
+    ref = reference.load(exp.REFERENCE)
     assert list(exp.reference_table(ref)["time (ms, 500 M increments)"]) == ["300", "4,700", "5,700", "18,000",
                                                                             "10,000", "118,000"]
     comp = exp.comparison(df, ref)

@@ -15,7 +15,7 @@ from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
 
 exp = experiments.get("spsc")
 MAIN = exp.MAIN_OPTIONS
-POST_TEXT = (ROOT.parent / "shared" / "posts" / exp.POST)
+POST_TEXT = (ROOT.parent / "shared" / "posts" / exp.POST_FILE)
 
 
 def two_core_topology():

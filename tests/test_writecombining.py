@@ -116,9 +116,9 @@ def test_java_and_c_print_the_same_csv_shape():
 
 def test_protocols_are_the_kernels_own():
     """Python's protocols equal the Java kernel's (through JPype) and the C kernel's (its bad-argument message)."""
-    assert list(bridge.kernel(JAVA).protocols()) == exp.PROTOCOLS
+    assert list(bridge.kernel(JAVA).protocols()) == exp.PROTOCOL_NAMES
     r = kernel("c", "--protocol=x")
-    assert r.returncode == 2 and f"allowed values are {', '.join(exp.PROTOCOLS)}" in r.stderr
+    assert r.returncode == 2 and f"allowed values are {', '.join(exp.PROTOCOL_NAMES)}" in r.stderr
 
 
 def test_defaults_through_jpype():

@@ -65,11 +65,11 @@ def test_unknown_preset_variant_and_arrays_are_one_line_errors():
 # ---------------------------------------------------------------- claims
 
 def test_reference_holds_the_posts_output():
-    ref = reference.load(exp.REF)
+    ref = reference.load(exp.REFERENCE)
     out = ref[ref["table"] == "Output"].sort_values(["repetition", "per_loop"], ascending=[True, False])
     assert out["value"].astype("int64").tolist() == [14019753545, 8972368661, 14162455066, 8887610558,
                                                      13800914725, 7271752889]
-    assert set(ref["post"]) == {exp.sweep.POST}
+    assert set(ref["post"]) == {exp.POST_FILE}
     assert ref.loc[ref["metric"] == "iterations", "value"].iloc[0] == 2**31 - 1
 
 
@@ -170,12 +170,12 @@ def test_verdicts_and_tables_keep_machines_apart():
     by = {(v.machine, v.claim.id, v.scope_text, v.protocol): v.outcome for v in exp.verdicts(df)}
     assert by[("fast", "writecombining.split-faster", "JDK 17", "post")] == HOLDS
     assert by[("slow", "writecombining.split-faster", "JDK 17", "post")] == FAILS
-    t = exp.listing_table(df, reference.load(exp.REF))
+    t = exp.listing_table(df, reference.load(exp.REFERENCE))
     assert set(t.index.get_level_values("machine")) == {"fast", "slow"}
 
 
 TABLES = {
-    "listing_table": lambda df: exp.listing_table(df, reference.load(exp.REF)),
+    "listing_table": lambda df: exp.listing_table(df, reference.load(exp.REFERENCE)),
     "repetitions": exp.repetitions, "sweep_table": exp.sweep_table, "forks_table": exp.forks_table,
     "protocols_table": exp.protocols_table, "summary": exp.summary,
 }
@@ -192,7 +192,7 @@ def test_tables_read_as_numbers(name):
 
 
 def test_reference_table_and_figures():
-    ref = reference.load(exp.REF)
+    ref = reference.load(exp.REFERENCE)
     t = exp.reference_table(ref)
     assert t["SingleLoop / SplitLoop"].tolist() == ["1.56x", "1.59x", "1.90x"]
     df = pd.concat([synthetic(machine="a"), synthetic(machine="b")])

@@ -50,14 +50,14 @@ nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 # `data/reference/2011-11-19-java-lock-implementations.csv`:
 
 # %%
-nb.table(reference.load(exp.REF1)[["table", "column", "metric", "value", "unit", "note"]])
+nb.table(reference.load(exp.REFERENCE)[["table", "column", "metric", "value", "unit", "note"]])
 
 # %% [markdown]
 # The same harness with the second post's warm-up gave these tables (`data/reference/2011-11-22-biased-locking.csv`);
 # apart from the biased 1-thread cell, the shape is what the first post's figures showed:
 
 # %%
-ref = reference.load(exp.REF2)
+ref = reference.load(exp.REFERENCE_BIASED)
 nb.table(exp.reference_table(ref))
 
 # %%

@@ -47,7 +47,7 @@ nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 # Both tables of the post, ops/s, transcribed in `data/reference/2011-11-22-biased-locking.csv`:
 
 # %%
-ref = reference.load(exp.REF2)
+ref = reference.load(exp.REFERENCE_BIASED)
 nb.table(exp.reference_table(ref))
 
 # %%

@@ -59,7 +59,7 @@ nb.table(exp.placements_table())
 # transcribed into `data/reference/2011-11-05-locks-condition-variables.csv`:
 
 # %%
-ref = reference.load(exp.REF_CV)
+ref = reference.load(exp.REFERENCE)
 nb.table(exp.reference_cv_table(ref))
 
 # %%

@@ -73,7 +73,7 @@ nb.table(exp.placements_table())
 # `data/reference/2011-07-30-false-sharing.csv` and `data/reference/2011-08-13-false-sharing-java-7.csv`:
 
 # %%
-nb.table(exp.reference_table(reference.load(exp.REF_1), reference.load(exp.REF_2)))
+nb.table(exp.reference_table(reference.load(exp.REFERENCE), reference.load(exp.REFERENCE_JAVA7)))
 
 # %% [markdown]
 # ## Measured here

@@ -50,7 +50,7 @@ nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 # duration by its 6 x (2^31 - 2) byte stores (the loop `while (--i != 0)` runs `ITERATIONS - 1` times):
 
 # %%
-ref = reference.load(exp.REF)
+ref = reference.load(exp.REFERENCE)
 nb.table(exp.reference_table(ref))
 
 # %%

@@ -61,7 +61,7 @@ nb.table(exp.placements_table())
 # integer division, the exact value is duration / 10^9):
 
 # %%
-ref = reference.load(exp.REF_ITL)
+ref = reference.load(exp.REFERENCE_ITL)
 nb.table(exp.reference_itl_table(ref))
 
 # %% [markdown]

@@ -51,7 +51,7 @@ nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 # for each figure saying that it is an image with none.
 
 # %%
-ref = reference.load(exp.REF)
+ref = reference.load(exp.REFERENCE)
 nb.table(exp.reference_table(ref))
 
 # %% [markdown]

@@ -52,7 +52,7 @@ nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 # diagram of a CPU's buffers and caches).
 
 # %%
-ref = reference.load(exp.REF)
+ref = reference.load(exp.REFERENCE)
 nb.table(exp.reference_table(ref))
 
 # %% [markdown]

@@ -54,7 +54,7 @@ nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 # figure a diagram: no numbers for either.
 
 # %%
-ref = reference.load(exp.REF)
+ref = reference.load(exp.REFERENCE)
 nb.table(exp.reference_table(ref))
 
 # %% [markdown]

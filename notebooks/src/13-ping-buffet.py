@@ -50,7 +50,7 @@ nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 # nanoseconds"; the hardware is "semi-respectable", not named) and the timer's own row:
 
 # %%
-ref = reference.load(exp.REF)
+ref = reference.load(exp.REFERENCE)
 nb.table(exp.reference_table(ref).reset_index())
 
 # %% [markdown]

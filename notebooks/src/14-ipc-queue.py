@@ -75,7 +75,7 @@ nb.table(exp.placements_table())
 # above summary"); its machine is not named.
 
 # %%
-ref = reference.load(exp.REF)
+ref = reference.load(exp.REFERENCE)
 nb.table(exp.reference_table(ref))
 
 # %% [markdown]

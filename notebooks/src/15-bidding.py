@@ -65,7 +65,7 @@ nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 # 300k bids/sec" although its own peaks are 1.7M with the keeper and 3M without.)
 
 # %%
-ref = reference.load(exp.REF)
+ref = reference.load(exp.REFERENCE)
 nb.table(exp.reference_table(ref))
 
 # %% [markdown]

@@ -45,7 +45,7 @@ nb.table(verdicts.claims_table(exp.CLAIMS, NB))
 # The post has sentences, not numbers (`data/reference/2011-07-16-let-the-caller-choose.csv`):
 
 # %%
-ref = reference.load(exp.REF)
+ref = reference.load(exp.REFERENCE)
 nb.table(exp.reference_table(ref))
 
 # %% [markdown]

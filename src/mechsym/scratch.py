@@ -7,18 +7,22 @@ SIGTERM into the same KeyboardInterrupt as Ctrl-C); nothing is written anywhere 
 whose process is gone (killed outright: SIGKILL, a power cut) are removed when the next run starts. A run refuses
 to start, with one line, when $MECHSYM_SCRATCH is a file, is on a read-only file system, or has less free space
 than its files plus a margin (or no free inodes). Used by seqio (its data files) and ipcqueue and pingbuffet (their
-memory-mapped files).
+memory-mapped files). A file is made by writing it for real (preallocate) and dropped from the page cache by evict.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
+import mmap
 import os
 import re
 import secrets
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from . import MechsymError, fsio, repo_root, store
@@ -175,3 +179,82 @@ def dir_arg(prefix: str):
         return {"dir": str(fork.workspace) if fork.workspace is not None
                 else str(scratch_base() / f"{prefix}-PID-XXXXXX")}
     return args
+
+
+def preallocate(path: Path, size: int) -> None:
+    """Zero pages written for real and synced (as the post's preallocateTestFile), not fallocate's unwritten extents."""
+    chunk = bytes(1 << 20)
+    try:
+        with open(path, "xb", buffering=0) as f:
+            left = size
+            while left > 0:
+                left -= f.write(chunk[:min(left, len(chunk))])
+            os.fsync(f.fileno())
+    except BaseException:  # a full disk or Ctrl-C: no short file left for a later fork to take as the whole one
+        path.unlink(missing_ok=True)
+        raise
+
+
+# ---------------------------------------------------------------- the page cache
+
+_libc = None
+
+
+def _mincore():
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        _libc.mmap.restype = ctypes.c_void_p
+        _libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+        _libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        _libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+    return _libc
+
+
+def resident_fraction(path: Path) -> float:
+    """Fraction of the file's pages in the page cache (mincore(2)); nan when that cannot be asked."""
+    try:
+        size = path.stat().st_size
+        if size == 0:
+            return 0.0
+        libc = _mincore()
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            addr = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+            if addr in (None, ctypes.c_void_p(-1).value):
+                return float("nan")
+            try:
+                pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+                vec = ctypes.create_string_buffer(pages)
+                if libc.mincore(addr, size, vec) != 0:
+                    return float("nan")
+                return sum(b & 1 for b in vec.raw) / pages
+            finally:
+                libc.munmap(addr, size)
+        finally:
+            os.close(fd)
+    except (OSError, AttributeError):
+        return float("nan")
+
+
+def evict(path: Path) -> float:
+    """Sync the file (dirty pages cannot be dropped) and drop its pages; returns the fraction still resident."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        for _ in range(3):
+            os.fdatasync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            left = resident_fraction(path)
+            if not left > 0.01:  # nan (cannot tell) or evicted
+                return left
+            time.sleep(0.2)
+        return left
+    finally:
+        os.close(fd)
+
+
+def eviction_available() -> str | None:
+    """None when this system can evict a file's pages, else why not."""
+    if not hasattr(os, "posix_fadvise") or not hasattr(os, "POSIX_FADV_DONTNEED"):
+        return "os.posix_fadvise(POSIX_FADV_DONTNEED) is not available on this system"
+    return None

@@ -1,27 +1,31 @@
 """The experiments: one package per experiment, found automatically.
 
-An experiment package (src/mechsym/experiments/<name>/) keeps its parts in separate small files on the shared
-layer (mechsym.analysis, mechsym.plots, mechsym.verdicts): sweep (presets, cells), tables, figures, claims.
-Its __init__ exports:
-    NAME       the experiment's name (the results folder, `mechsym run NAME`)
-    TITLE      one line
-    NOTEBOOKS  the notebooks that render it, e.g. ["01-lock-implementations"]
-    PRESETS    {"smoke": {...}, "standard": {...}, "full": {...}}: sizes and forks
-    cells(preset, topo, jdks) -> list[mechsym.sweep.Cell]   (a Cell may carry per-fork hooks: prepare, args,
-               reply (a stdin/stderr handshake with the kernel), runner (a cell that is not a JVM, e.g. dd))
-    session(cells, meta)   optional: a context manager around the whole run (e.g. seqio's scratch directory)
-    CLAIMS     list[mechsym.verdicts.Claim]: quote, rule, statistic, reference numbers
-    verdicts(results: DataFrame) -> list[mechsym.verdicts.Verdict]   (per fork, with intervals, per machine)
+An experiment package (src/mechsym/experiments/<name>/) has one shape: these files and no others, each importing
+only the ones before it (tests/test_experiment_contract.py checks both):
 
-Registering is being here: tests/test_experiment_contract.py then checks its cells on fake topologies, its claims
-(unique ids, the post's own numbers passing its own claim) and its verdicts on empty results; its kernels are
-registered in mechsym.kernels for tests/test_kernel_contract.py.
+    meta      NAME, TITLE, NOTEBOOKS, PRESETS, POST_FILE, REFERENCE and the constants the presets name; imports no
+              pandas or numpy (`mechsym list` reads it alone, through metas())
+    sweep     cells(preset, topo, jdks) -> list[mechsym.sweep.Cell] (a Cell may carry per-fork hooks: prepare,
+              args, reply, runner); session(cells, meta), optional: a context manager around the whole run;
+              PROTOCOL_NAMES, the kernels' protocol names, where the kernels have them
+    rows      the stored rows as the rest reads them; PROTOCOLS, the mechsym.analysis.Protocol tuple (POST, LAB)
+    claims    CLAIMS: list[mechsym.verdicts.Claim] (quote, rule, statistic, the post's numbers): data only
+    verdicts  verdicts(results: DataFrame) -> list[mechsym.verdicts.Verdict] (per fork, intervals, per machine)
+    tables    what the notebook shows as tables (never claims or verdicts)
+    figures   what it shows as figures (may read a claim's threshold)
+
+Its __init__ exports NAME, TITLE, NOTEBOOKS, PRESETS, cells, CLAIMS, verdicts (and whatever its notebook calls).
+Registering is being here: the contract test then checks its cells on fake topologies, its claims (unique ids,
+the post's own numbers passing its own claim) and its verdicts on empty results; its kernels are registered in
+mechsym.kernels for tests/test_kernel_contract.py.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
+import sys
 from types import ModuleType
 
 from .. import MechsymError
@@ -40,3 +44,23 @@ def get(name: str) -> ModuleType:
 
 def all_modules() -> list[ModuleType]:
     return [get(n) for n in names()]
+
+
+def meta(name: str) -> ModuleType:
+    """An experiment's meta module (NAME, TITLE, NOTEBOOKS, PRESETS, ...) without importing the rest of its package
+    (which imports pandas and matplotlib): the one already imported, else meta.py run on its own."""
+    known = names()
+    if name not in known:
+        raise MechsymError(f"experiment '{name}': unknown (known experiments: {', '.join(known)})")
+    full = f"{__name__}.{name}.meta"
+    if full in sys.modules:
+        return sys.modules[full]
+    spec = importlib.util.spec_from_file_location(full, f"{__path__[0]}/{name}/meta.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def metas() -> dict[str, ModuleType]:
+    """Every experiment's meta module by name, read without pandas, numpy or matplotlib (for `mechsym list`)."""
+    return {n: meta(n) for n in names()}

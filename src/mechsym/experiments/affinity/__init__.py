@@ -7,15 +7,16 @@ namespace of its own (root, unshare -n), pinned to two CPUs or unpinned; without
 unavailable with the reason. Protocols and per-fork values in rows.py, claims in claims.py.
 """
 
-from .claims import CLAIM, CLAIMS, verdicts
+from .claims import CLAIM, CLAIMS
 from .figures import plot_seconds
+from .meta import NAME, NOTEBOOK, NOTEBOOKS, PLACEMENTS, POST_FILE, PRESETS, REFERENCE, TITLE
 from .rows import LAB, POST, PROTOCOLS, rates, totals
-from .sweep import (KERNEL, NAME, NOTEBOOK, NOTEBOOKS, PLACEMENTS, PRESETS, REFERENCE, TITLE, cell_for, cells,
-                    command, namespace_missing)
+from .sweep import KERNEL, cell_for, cells, command, namespace_missing
 from .tables import loss_table, rate_table, reference_table, seconds_table
+from .verdicts import verdicts
 
 __all__ = [
-    "CLAIM", "CLAIMS", "KERNEL", "LAB", "NAME", "NOTEBOOK", "NOTEBOOKS", "PLACEMENTS", "POST", "PRESETS",
+    "CLAIM", "CLAIMS", "KERNEL", "LAB", "NAME", "NOTEBOOK", "NOTEBOOKS", "PLACEMENTS", "POST", "POST_FILE", "PRESETS",
     "PROTOCOLS", "REFERENCE", "TITLE", "cell_for", "cells", "command", "loss_table", "namespace_missing",
     "plot_seconds", "rate_table", "rates", "reference_table", "seconds_table", "totals", "verdicts",
 ]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ... import analysis, plots
+from .meta import PLACEMENTS
 from .rows import rates
-from .sweep import PLACEMENTS
 
 
 def plot_seconds(df):

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ... import analysis
-from .sweep import PLACEMENTS
+from .meta import PLACEMENTS
 
 POST = analysis.Protocol("post", "every full second of the run, as the post charted it", analysis.median_run)
 LAB = analysis.Protocol("lab", "every full second after the first (start-up and JIT excluded)",

@@ -20,23 +20,11 @@ from ...cpus import Topology
 from ...jdk import Jdk
 from ...launch import Launch, run
 from ...sweep import Cell, Fork
+from .meta import PLACEMENTS, PRESETS
 
-NAME = "affinity"
-TITLE = "Multicast sender and receiver in two JVMs: messages/s each second, pinned vs unpinned"
-NOTEBOOK = "12-processor-affinity"
-NOTEBOOKS = [NOTEBOOK]
-POST = "2011-07-19-processor-affinity-part-1.md"
-REFERENCE = "2011-07-19-processor-affinity-part-1"
 KERNEL = "mechsym.affinity.MulticastRate"
-PLACEMENTS = ["cross-core", "unpinned"]
 GROUP = "239.255.17.1"
 
-PRESETS = {
-    "smoke": {"messages": 50_000, "forks": 1, "timeout": 60, "placements": ["cross-core"]},
-    # ~3 min on 2 vCPUs: ~180 k messages/s on loopback, ~17 s a fork
-    "standard": {"messages": 3_000_000, "forks": 5, "timeout": 120, "placements": PLACEMENTS},
-    "full": {"messages": 20_000_000, "forks": 5, "timeout": 900, "placements": PLACEMENTS},
-}
 
 SCRIPT = r"""
 set -u

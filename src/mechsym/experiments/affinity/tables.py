@@ -9,8 +9,8 @@ import pandas as pd
 
 from ... import analysis
 from ...analysis import fmt_rate
+from .meta import PLACEMENTS
 from .rows import PROTOCOLS, fork_values, rates, totals
-from .sweep import PLACEMENTS
 
 
 def reference_table(ref: pd.DataFrame) -> pd.DataFrame:

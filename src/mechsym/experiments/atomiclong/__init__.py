@@ -15,14 +15,16 @@ per process); lab, the median of the measured runs after a warm-up. Every verdic
 where the post ran the variant, per fork, with a 95% interval over forks.
 """
 
-from .claims import CLAIM, CLAIMS, verdicts
+from .claims import CLAIM, CLAIMS
 from .figures import plot_primitives, plot_protocols
+from .meta import NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, per_fork_table, rows
-from .sweep import NAME, NOTEBOOKS, PRESETS, REF, TITLE, VARIANTS, cell_for, cells, thread_counts
+from .sweep import VARIANTS, cell_for, cells, thread_counts
 from .tables import comparison, ratios, reference_table, summary, wide_table
+from .verdicts import verdicts
 
 __all__ = [
-    "CLAIM", "CLAIMS", "LAB", "NAME", "NOTEBOOKS", "POST", "PRESETS", "PROTOCOLS", "REF", "TITLE", "VARIANTS",
-    "cell_for", "cells", "comparison", "forks", "per_fork_table", "plot_primitives", "plot_protocols", "ratios",
-    "reference_table", "rows", "summary", "thread_counts", "verdicts", "wide_table",
+    "CLAIM", "CLAIMS", "LAB", "NAME", "NOTEBOOKS", "POST", "POST_FILE", "PRESETS", "PROTOCOLS", "REFERENCE", "TITLE",
+    "VARIANTS", "cell_for", "cells", "comparison", "forks", "per_fork_table", "plot_primitives", "plot_protocols",
+    "ratios", "reference_table", "rows", "summary", "thread_counts", "verdicts", "wide_table",
 ]

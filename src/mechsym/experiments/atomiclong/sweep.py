@@ -6,13 +6,8 @@ from ... import MechsymError
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...sweep import Cell
+from .meta import PRESETS
 
-NAME = "atomiclong"
-TITLE = "One shared counter, 1..N threads: AtomicLong (XADD), a CAS loop, VarHandle, LongAdder, synchronized; C beside"
-NOTEBOOKS = ["09-atomic-long"]
-POST = "2011-09-11-adventures-with-atomiclong.md"
-POST_DISRUPTOR = "2011-08-27-disruptor-2-0-released.md"
-REF = "2011-09-11-adventures-with-atomiclong"
 
 JAVA = "mechsym.atomic.AtomicIncrement"
 C_BINARY = "c:atomic_counter"
@@ -37,18 +32,7 @@ C_VARIANTS = [v for v, (lang, *_) in VARIANTS.items() if lang == "c"]
 # The cells the post ran, run again with the kernels' post protocol (one run per process, thread start and join
 # timed, as the listings): the Java listing (incrementAndGet; the CAS loop it was then) and the three C functions.
 POST_VARIANTS = ["atomic-increment", "cas-loop", *C_VARIANTS]
-PROTOCOLS = ["lab", "post"]
-
-# standard on a 2-vCPU machine: 80 cells x 5 forks (threads 1..4, JDK 17 and 25, C), 10 M increments a run: about
-# 3-4 minutes (a sample of its forks, timed one by one). full: the post's 500 M increments a run.
-PRESETS = {
-    "smoke": {"count": 200_000, "runs": 2, "warmup_runs": 1, "forks": 1, "max_threads": 2, "jdks": 1,
-              "timeout": 60},
-    "standard": {"count": 10_000_000, "runs": 3, "warmup_runs": 1, "forks": 5, "max_threads": None, "jdks": None,
-                 "timeout": 120},
-    "full": {"count": 500_000_000, "runs": 5, "warmup_runs": 1, "forks": 5, "max_threads": None, "jdks": None,
-             "timeout": 3_600},
-}
+PROTOCOL_NAMES = ["lab", "post"]
 
 
 def thread_counts(topo: Topology, preset: str = "standard") -> list[int]:
@@ -65,7 +49,7 @@ def cell_for(variant: str, threads: int, preset: str, topo: Topology, jdk: Jdk |
         raise MechsymError(f"variant '{variant}': allowed variants are {', '.join(VARIANTS)}")
     if preset not in PRESETS:
         raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
-    if protocol not in PROTOCOLS or protocol == "post" and variant not in POST_VARIANTS:
+    if protocol not in PROTOCOL_NAMES or protocol == "post" and variant not in POST_VARIANTS:
         raise MechsymError(f"protocol '{protocol}' for {variant}: allowed are lab, and post for "
                            + ", ".join(POST_VARIANTS))
     p = PRESETS[preset]

@@ -10,14 +10,16 @@ of spinning, and a load sweep of bursts of 10 from 10% of the serial device's ca
 (claims.py) per fork with 95% intervals; tables.py and figures.py hold what the notebook shows, split per machine.
 """
 
-from .claims import CLAIM, CLAIMS, verdicts
+from .claims import CLAIM, CLAIMS
 from .figures import plot_bursts, plot_load
+from .meta import LOADS, NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, rows
-from .sweep import BURST, LOADS, MODES, NAME, NOTEBOOKS, PRESETS, REF, TITLE, cell_for, cells
+from .sweep import BURST, MODES, cell_for, cells
 from .tables import bursts_table, comparison, harness_table, load_table, reference_table, summary
+from .verdicts import verdicts
 
 __all__ = [
-    "BURST", "CLAIM", "CLAIMS", "LAB", "LOADS", "MODES", "NAME", "NOTEBOOKS", "POST", "PRESETS", "PROTOCOLS", "REF",
-    "TITLE", "bursts_table", "cell_for", "cells", "comparison", "forks", "harness_table", "load_table",
-    "plot_bursts", "plot_load", "reference_table", "rows", "summary", "verdicts",
+    "BURST", "CLAIM", "CLAIMS", "LAB", "LOADS", "MODES", "NAME", "NOTEBOOKS", "POST", "POST_FILE", "PRESETS",
+    "PROTOCOLS", "REFERENCE", "TITLE", "bursts_table", "cell_for", "cells", "comparison", "forks", "harness_table",
+    "load_table", "plot_bursts", "plot_load", "reference_table", "rows", "summary", "verdicts",
 ]

@@ -4,12 +4,10 @@ Figures that read results draw one row of panels per machine (analysis.split).""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ... import analysis, plots
-from .claims import post_value
-from .rows import PROTOCOLS, forks
+from .rows import PROTOCOLS, forks, post_value
 from .sweep import BURST, DEVICE_US, MODES
 from .tables import load_points
 

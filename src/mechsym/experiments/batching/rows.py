@@ -37,3 +37,9 @@ def forks(df: pd.DataFrame, protocol, metric: str, mode: str, burst: int = 10, g
     if load is not None and not m.empty:
         m = m[np.isclose(m["load"], load)]
     return analysis.fork_values(m, protocol)
+
+
+def post_value(ref: pd.DataFrame, mode: str, metric: str) -> float:
+    """One number of the post's table (µs or packets) for a mode."""
+    t = ref[(ref["mode"] == mode) & (ref["metric"] == metric)]["value"]
+    return float(t.iloc[0])

@@ -8,8 +8,7 @@ import pandas as pd
 
 from ... import analysis
 from ...analysis import fmt_ns, median_of
-from .claims import post_value
-from .rows import LAB, ORDERS, PROTOCOLS, forks, rows
+from .rows import LAB, ORDERS, PROTOCOLS, forks, post_value, rows
 from .sweep import BURST, DEVICE_US, MODES
 
 LATENCIES = {"best": "latency_best", "average": "latency_mean", "worst": "latency_worst"}

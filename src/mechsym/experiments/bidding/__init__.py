@@ -13,16 +13,17 @@ this machine's cores, per JDK and protocol, per fork with 95% intervals; tables.
 notebook shows, split per machine.
 """
 
-from .claims import CLAIM, CLAIMS, verdicts
+from .claims import CLAIM, CLAIMS
 from .figures import plot_jitter_vs_clients, plot_throughput_vs_items
+from .meta import NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, per_fork_table, rows
-from .sweep import (CAPACITIES, CONTAINERS, GC_ISOLATED, GC_VARIANTS, NAME, NOTEBOOKS, PRESETS, REF, TITLE, cell_for,
-                    cells, clients_for)
+from .sweep import CAPACITIES, CONTAINERS, GC_ISOLATED, GC_VARIANTS, cell_for, cells, clients_for
 from .tables import capacity_table, comparison, containers_table, gc_table, jitter_table, reference_table, summary
+from .verdicts import verdicts
 
 __all__ = [
     "CAPACITIES", "CLAIM", "CLAIMS", "CONTAINERS", "GC_ISOLATED", "GC_VARIANTS", "LAB", "NAME", "NOTEBOOKS", "POST",
-    "PRESETS", "PROTOCOLS", "REF", "TITLE", "capacity_table", "cell_for", "cells", "clients_for", "comparison",
-    "containers_table", "forks", "gc_table", "jitter_table", "per_fork_table", "plot_jitter_vs_clients",
+    "POST_FILE", "PRESETS", "PROTOCOLS", "REFERENCE", "TITLE", "capacity_table", "cell_for", "cells", "clients_for",
+    "comparison", "containers_table", "forks", "gc_table", "jitter_table", "per_fork_table", "plot_jitter_vs_clients",
     "plot_throughput_vs_items", "reference_table", "rows", "summary", "verdicts",
 ]

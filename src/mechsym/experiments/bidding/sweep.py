@@ -6,12 +6,8 @@ from ... import MechsymError
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...sweep import Cell
+from .meta import PRESETS
 
-NAME = "bidding"
-TITLE = "Lock vs no-lock bid containers in a small bidding system: throughput and thread jitter, clients x items"
-NOTEBOOKS = ["15-bidding"]
-POST = "2014-03-lock-vs-no-lock-bidding-simulation.md"
-REF = "2014-03-lock-vs-no-lock-bidding-simulation"
 KERNEL = "mechsym.bidding.BiddingSimulation"
 
 # container (BiddingSimulation.CONTAINERS) -> what it does, and the post's name for it
@@ -33,17 +29,7 @@ GC_VARIANTS = {
     "default": "the JDK's default collector and heap, no System.gc()",
 }
 
-# post_items: the post protocol's sweep of item counts, one simulation each in one JVM (the post: 1..100);
-# items: the lab cells' item count (the post's peak, ~45 items), also in post_items; forks >= 5 on judged cells.
-PRESETS = {
-    "smoke": {"post_items": [1, 4], "items": 4, "bids_per_item": 100, "runs": 2, "warmup_runs": 1, "forks": 1,
-              "timeout": 60},
-    "standard": {"post_items": [1, 2, 4, 8, 16, 32, 45, 64], "items": 45, "bids_per_item": 1000, "runs": 5,
-                 "warmup_runs": 2, "forks": 5, "timeout": 300},
-    "full": {"post_items": list(range(1, 101)), "items": 45, "bids_per_item": 1000, "runs": 5, "warmup_runs": 2,
-             "forks": 5, "timeout": 3600},
-}
-PROTOCOLS = ["lab", "post"]
+PROTOCOL_NAMES = ["lab", "post"]
 
 
 def cores(topo: Topology) -> int:
@@ -69,8 +55,8 @@ def cell_for(container: str, clients: int, preset: str, topo: Topology, jdk: Jdk
         raise MechsymError(f"container '{container}': allowed containers are {', '.join(CONTAINERS)}")
     if preset not in PRESETS:
         raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
-    if protocol not in PROTOCOLS:
-        raise MechsymError(f"protocol '{protocol}': allowed protocols are {', '.join(PROTOCOLS)}")
+    if protocol not in PROTOCOL_NAMES:
+        raise MechsymError(f"protocol '{protocol}': allowed protocols are {', '.join(PROTOCOL_NAMES)}")
     if gc not in GC_VARIANTS:
         raise MechsymError(f"gc '{gc}': allowed are {', '.join(GC_VARIANTS)}")
     p = PRESETS[preset]
@@ -93,7 +79,7 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
     n, smoke = cores(topo), preset == "smoke"
     out: list[Cell] = []
     for jdk in list(jdks)[:1] if smoke else jdks:
-        for protocol in PROTOCOLS:
+        for protocol in PROTOCOL_NAMES:
             for container in CONTAINERS:
                 for clients in ([n] if smoke and protocol == "lab" else clients_for(preset, topo)):
                     out.append(cell_for(container, clients, preset, topo, jdk, protocol))

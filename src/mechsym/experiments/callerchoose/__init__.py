@@ -10,14 +10,16 @@ collector under both protocols, per fork with 95% intervals; tables.py and figur
 split per machine and JDK.
 """
 
-from .claims import CLAIM, CLAIMS, verdicts
+from .claims import CLAIM, CLAIMS
 from .figures import plot_methods
+from .meta import COLLECTORS, NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, SIZES, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, rows
-from .sweep import COLLECTORS, METHODS, NAME, NOTEBOOKS, PRESETS, REF, SIZES, TITLE, cell_for, cells
+from .sweep import METHODS, cell_for, cells
 from .tables import comparison, reference_table, summary, young_table
+from .verdicts import verdicts
 
 __all__ = [
-    "CLAIM", "CLAIMS", "COLLECTORS", "LAB", "METHODS", "NAME", "NOTEBOOKS", "POST", "PRESETS", "PROTOCOLS", "REF",
-    "SIZES", "TITLE", "cell_for", "cells", "comparison", "forks", "plot_methods", "reference_table", "rows",
-    "summary", "verdicts", "young_table",
+    "CLAIM", "CLAIMS", "COLLECTORS", "LAB", "METHODS", "NAME", "NOTEBOOKS", "POST", "POST_FILE", "PRESETS",
+    "PROTOCOLS", "REFERENCE", "SIZES", "TITLE", "cell_for", "cells", "comparison", "forks", "plot_methods",
+    "reference_table", "rows", "summary", "verdicts", "young_table",
 ]

@@ -4,19 +4,15 @@ The post gives no numbers: its claims are sentences, read generously; none has a
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
 
-from ... import analysis
-from ...verdicts import Claim, Rule, Verdict, estimate, judge, unmeasurable
-from .rows import PROTOCOLS, collectors, forks, rows
-from .sweep import NOTEBOOKS, POST, SIZES
+from ...verdicts import Claim, Rule
+from .meta import NOTEBOOKS, POST_FILE, SIZES
 
 NB = NOTEBOOKS[0]
 NO_NUMBERS = "no numbers in the post (its one figure is an illustration)"
 
 CLAIMS = [
-    Claim("callerchoose.reuse-faster", POST, NB,
+    Claim("callerchoose.reuse-faster", POST_FILE, NB,
           "Splitting into a collection the caller supplies and reuses is faster than String.split, which allocates "
           "its result on every call.",
           NO_NUMBERS,
@@ -25,7 +21,7 @@ CLAIMS = [
           quote="This feels like the CPU is doing a lot of work to make this idiom work.",
           rule=Rule(">=", 1.0, reading="'a lot of work' read generously as: the allocating split is slower at all"),
           statistic="String.split / reused ArrayList, ns per call (10 words)", unit="x"),
-    Claim("callerchoose.reuse-allocates-less", POST, NB,
+    Claim("callerchoose.reuse-allocates-less", POST_FILE, NB,
           "Splitting into a reused collection allocates less per call than String.split.",
           NO_NUMBERS,
           "bytes allocated per call by the calling thread (ThreadMXBean), String.split over the reused ArrayList, "
@@ -34,7 +30,7 @@ CLAIMS = [
           rule=Rule(">=", 1.1, reading="a new array (and the temporary list behind it) per call read as at least "
                     "10% more bytes per call"),
           statistic="String.split / reused ArrayList, bytes per call (10 words)", unit="x"),
-    Claim("callerchoose.large-arrays-worse", POST, NB,
+    Claim("callerchoose.large-arrays-worse", POST_FILE, NB,
           "For results too large for the young generation, allocating per call is much worse than reusing the "
           "caller's collection.",
           NO_NUMBERS,
@@ -45,31 +41,3 @@ CLAIMS = [
           statistic="String.split / reused ArrayList, ns per call (large input)", unit="x"),
 ]
 CLAIM = {c.id: c for c in CLAIMS}
-# claim -> (metric, size)
-MEASURE = {"callerchoose.reuse-faster": ("ns_per_op", "small"),
-           "callerchoose.reuse-allocates-less": ("alloc_bytes_per_op", "small"),
-           "callerchoose.large-arrays-worse": ("ns_per_op", "large")}
-
-
-def _fmt(metric: str, v: float) -> str:
-    return f"{v:,.0f} bytes" if metric == "alloc_bytes_per_op" else analysis.fmt_ns(v)
-
-
-def _verdict(df, claim, jdk, collector, protocol) -> Verdict:
-    metric, size = MEASURE[claim.id]
-    s = forks(df, protocol, metric, "split", size, collector, jdk)
-    r = forks(df, protocol, metric, "list", size, collector, jdk)
-    est = estimate(lambda a, b: a / b if b else np.inf, s, r)
-    detail = "" if est is None else (f"String.split {_fmt(metric, np.median(s))}, reused ArrayList "
-                                     f"{_fmt(metric, np.median(r))} (medians over forks)")
-    return judge(claim, est, scope={"jdk": jdk, "collector": collector, "input": size}, protocol=protocol,
-                 detail=detail, missing=f"no {size} cells for {collector} in these results")
-
-
-@analysis.by_machine
-def verdicts(df: pd.DataFrame) -> list[Verdict]:
-    """Every claim per JDK and collector, under the post's protocol and the lab's."""
-    if rows(df).empty:
-        return [unmeasurable(c, "no measured results") for c in CLAIMS]
-    return [_verdict(df, c, j, g, p) for c in CLAIMS for j in analysis.jdks(rows(df)) for g in collectors(df)
-            for p in PROTOCOLS]

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import analysis, plots
+from .meta import SIZES
 from .rows import LAB, collectors, forks, per_jdk
-from .sweep import METHODS, SIZES
+from .sweep import METHODS
 from .tables import LABEL
 
 COLORS = {"G1": "#0072B2", "Parallel": "#E69F00"}

@@ -6,31 +6,13 @@ from ... import MechsymError
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...sweep import Cell
+from .meta import COLLECTORS, PRESETS, SIZES
 
-NAME = "callerchoose"
-TITLE = "Let the caller choose: String.split against a split into a caller-supplied, reused ArrayList or HashSet"
-NOTEBOOKS = ["16-let-the-caller-choose"]
-POST = "2011-07-16-let-the-caller-choose.md"
-REF = "2011-07-16-let-the-caller-choose"
 KERNEL = "mechsym.callerchoose.SplitCost"
 METHODS = ["split", "list", "set"]
-# words per input: the post's ten-word example sentence's size, a paragraph, and an input whose result array
-# (16 + 4 x 4M bytes = 16 MB) is larger than the whole young generation the cells give the JVM (YOUNG).
-SIZES = {"small": 10, "medium": 1_000, "large": 4_000_000}
 YOUNG = "-Xmn8m"
 HEAP = "-Xmx1g"
-COLLECTORS = {"G1": "-XX:+UseG1GC", "Parallel": "-XX:+UseParallelGC"}
-PROTOCOLS = ["post", "lab"]
-
-# ops: calls per run per size, so that a run lasts ~0.1-0.5 s here (a large call takes ~0.2-1 s).
-PRESETS = {
-    "smoke": {"ops": {"small": 20_000, "medium": 200, "large": 1}, "sizes": {"small": 10, "medium": 1_000,
-              "large": 200_000}, "runs": 1, "warmup_runs": 1, "forks": 1, "collectors": ["G1"], "timeout": 60},
-    "standard": {"ops": {"small": 300_000, "medium": 4_000, "large": 1}, "sizes": SIZES, "runs": 2,
-                 "warmup_runs": 1, "forks": 5, "collectors": list(COLLECTORS), "timeout": 120},
-    "full": {"ops": {"small": 3_000_000, "medium": 40_000, "large": 5}, "sizes": SIZES, "runs": 5,
-             "warmup_runs": 2, "forks": 10, "collectors": list(COLLECTORS), "timeout": 600},
-}
+PROTOCOL_NAMES = ["post", "lab"]
 
 
 def cell_for(method: str, size: str, collector: str, preset: str, jdk: Jdk | None) -> Cell:

@@ -8,8 +8,9 @@ import pandas as pd
 
 from ... import analysis
 from ...analysis import fmt_ns, fmt_ratio, fmt_rate, median_of
+from .meta import SIZES
 from .rows import LAB, ORDERS, collectors, forks, per_jdk, rows
-from .sweep import METHODS, SIZES
+from .sweep import METHODS
 
 LABEL = {"split": "String.split", "list": "reused ArrayList", "set": "reused HashSet"}
 

@@ -10,15 +10,17 @@ RingBuffer, ArrayBlockingQueue) with the kernel's post protocol (the perf test's
 Protocols and per-fork values in rows.py, claims and verdicts in claims.py, tables.py and figures.py.
 """
 
-from .claims import CLAIM, CLAIMS, verdicts
+from .claims import CLAIM, CLAIMS
 from .figures import plot_pinning, plot_throughput
+from .meta import NAME, NOTEBOOK, NOTEBOOKS, PLACEMENTS, POST_FILE, PRESETS, REFERENCE, TITLE
 from .rows import LAB, POST, PROTOCOLS, per_fork_table, rows
-from .sweep import (CHANNELS, KERNEL, NAME, NOTEBOOK, NOTEBOOKS, PLACEMENTS, PRESETS, REFERENCE, TITLE, cell_for,
-                    cells, placements_table)
+from .sweep import CHANNELS, KERNEL, cell_for, cells, placements_table
 from .tables import comparison, forks_table, reference_table, throughput_table
+from .verdicts import verdicts
 
 __all__ = [
-    "CHANNELS", "CLAIM", "CLAIMS", "KERNEL", "LAB", "NAME", "NOTEBOOK", "NOTEBOOKS", "PLACEMENTS", "POST", "PRESETS",
-    "PROTOCOLS", "REFERENCE", "TITLE", "cell_for", "cells", "comparison", "forks_table", "per_fork_table",
-    "placements_table", "plot_pinning", "plot_throughput", "reference_table", "rows", "throughput_table", "verdicts",
+    "CHANNELS", "CLAIM", "CLAIMS", "KERNEL", "LAB", "NAME", "NOTEBOOK", "NOTEBOOKS", "PLACEMENTS", "POST",
+    "POST_FILE", "PRESETS", "PROTOCOLS", "REFERENCE", "TITLE", "cell_for", "cells", "comparison", "forks_table",
+    "per_fork_table", "placements_table", "plot_pinning", "plot_throughput", "reference_table", "rows",
+    "throughput_table", "verdicts",
 ]

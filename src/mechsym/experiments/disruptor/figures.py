@@ -5,8 +5,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 
 from ... import analysis, plots
+from .meta import PLACEMENTS
 from .rows import per_fork_table
-from .sweep import CHANNELS, PLACEMENTS
+from .sweep import CHANNELS
 
 COLORS = {"lab": "#0072B2", "post": "#D55E00"}
 

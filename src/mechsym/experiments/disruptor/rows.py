@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 
 from ... import analysis
-from .sweep import CHANNELS, PLACEMENTS
+from .meta import PLACEMENTS
+from .sweep import CHANNELS
 
 POST = analysis.Protocol("post", "the best of the perf test's three passes in each fresh JVM, no warm-up "
                          "(the post: \"I've seen over 50 million\")", analysis.best_run)

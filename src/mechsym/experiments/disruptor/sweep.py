@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+
 from ... import MechsymError, cpus
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...sweep import Cell
+from .meta import PLACEMENTS, PRESETS
 
-NAME = "disruptor"
-TITLE = "One publisher, one event processor: the Disruptor's RingBuffer vs ArrayBlockingQueue and SPSC queues"
-NOTEBOOK = "17-disruptor"
-NOTEBOOKS = [NOTEBOOK]
-POST = "2011-08-27-disruptor-2-0-released.md"
-REFERENCE = "2011-08-27-disruptor-2-0-released"
 KERNEL = "mechsym.disruptor.DisruptorThroughput"
 
 # channel -> what it is (DisruptorThroughput.CHANNELS; a test reads both)
@@ -25,21 +22,10 @@ CHANNELS = {
     "lab-O1": "the lab's SPSC queue O1 (notebook 05), busy spin (not in the post)",
 }
 DISRUPTORS = ["disruptor-busy-spin", "disruptor-yielding", "disruptor-blocking"]
-PLACEMENTS = ["cross-core", "unpinned"]
 PLACEMENT_TEXT = {"cross-core": "publisher and processor each pinned to its own CPU, on different cores",
                   "unpinned": "no pinning: the scheduler decides (the post's perf test)"}
 # The post's own comparison, run again with the kernel's post protocol (the perf test's structure)
 POST_CHANNELS = ["disruptor-yielding", "abq"]
-
-PRESETS = {
-    "smoke": {"events": 20_000, "runs": 2, "warmup_runs": 1, "post_events": 1_000_000, "forks": 1, "timeout": 60,
-              "size": 1024, "placements": ["cross-core"], "first_jdk_only": True},
-    # ~3 min on 2 vCPUs (ArrayBlockingQueue and the blocking RingBuffer, at ~7 M events/s, take most of it)
-    "standard": {"events": 5_000_000, "runs": 3, "warmup_runs": 1, "post_events": 5_000_000, "forks": 5,
-                 "timeout": 120, "size": 32 * 1024, "placements": PLACEMENTS, "first_jdk_only": False},
-    "full": {"events": 300_000_000, "runs": 5, "warmup_runs": 1, "post_events": 300_000_000, "forks": 5,
-             "timeout": 3_600, "size": 32 * 1024, "placements": PLACEMENTS, "first_jdk_only": False},
-}
 
 
 def cell_for(channel: str, placement: str, preset: str, topo: Topology, jdk: Jdk | None,
@@ -76,6 +62,6 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
     return out
 
 
-def placements_table(topo: Topology | None = None):
-    """Which CPUs each placement uses on this machine, or why it is missing."""
-    return cpus.placements_table({p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, ('publisher', 'processor'), topo)
+# Which CPUs each placement uses on this machine, or why it is missing (the shared table, this experiment's roles).
+placements_table = functools.partial(cpus.placements_table,
+                                     {p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, ("publisher", "processor"))

@@ -10,8 +10,9 @@ import pandas as pd
 from ... import analysis
 from ...analysis import fmt_rate, fmt_ratio
 from ...verdicts import estimate
-from .rows import ORDERS, per_fork_table, rows
-from .sweep import CHANNELS, PLACEMENTS
+from .meta import PLACEMENTS
+from .rows import ORDERS, per_fork_table
+from .sweep import CHANNELS
 
 
 def reference_table(ref: pd.DataFrame) -> pd.DataFrame:

@@ -15,18 +15,20 @@ cells are stored as unavailable with perf's own words. Verdicts (claims.py) per 
 and figures split per machine.
 """
 
-from .claims import CLAIM, CLAIMS, verdicts
+from .claims import CLAIM, CLAIMS
 from .figures import plot_layout_gaps, plot_scaling
+from .meta import NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, REFERENCE_JAVA7, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, layout_rows, rows
-from .sweep import (LAYOUTS, NAME, NOTEBOOKS, PLACEMENTS, PRESETS, REF_1, REF_2, TITLE, cell_for, cells,
-                    layouts_table, parse_perf, perf_probe, pin_for, placements_table, thread_counts)
+from .sweep import (LAYOUTS, PLACEMENTS, cell_for, cells, layouts_table, parse_perf, perf_probe, pin_for,
+                    placements_table, thread_counts)
 from .tables import (array_line_table, forks_table, l1d_table, layout_table, offsets, placement_table, reference_table,
                      scaling_table, throughput_table)
+from .verdicts import verdicts
 
 __all__ = [
-    "CLAIM", "CLAIMS", "array_line_table", "LAB", "LAYOUTS", "NAME", "NOTEBOOKS", "PLACEMENTS", "POST", "PRESETS", "PROTOCOLS", "REF_1",
-    "REF_2", "TITLE", "cell_for", "cells", "forks", "forks_table", "l1d_table", "layout_rows", "layout_table",
-    "layouts_table", "offsets", "parse_perf", "perf_probe", "pin_for", "placement_table", "placements_table",
-    "plot_layout_gaps", "plot_scaling", "reference_table", "rows", "scaling_table", "thread_counts",
-    "throughput_table", "verdicts",
+    "CLAIM", "CLAIMS", "array_line_table", "LAB", "LAYOUTS", "NAME", "NOTEBOOKS", "PLACEMENTS", "POST", "POST_FILE",
+    "PRESETS", "PROTOCOLS", "REFERENCE", "REFERENCE_JAVA7", "TITLE", "cell_for", "cells", "forks", "forks_table",
+    "l1d_table", "layout_rows", "layout_table", "layouts_table", "offsets", "parse_perf", "perf_probe", "pin_for",
+    "placement_table", "placements_table", "plot_layout_gaps", "plot_scaling", "reference_table", "rows",
+    "scaling_table", "thread_counts", "throughput_table", "verdicts",
 ]

@@ -14,14 +14,8 @@ from ...cpus import Topology
 from ...jdk import Jdk
 from ...launch import Launch, run
 from ...sweep import Cell, Fork
+from .meta import PRESETS
 
-NAME = "falsesharing"
-TITLE = "False sharing: N threads writing their own volatile counter, per counter layout, JDK and CPU placement"
-NOTEBOOKS = ["06-false-sharing"]
-POST_1 = "2011-07-30-false-sharing.md"
-POST_2 = "2011-08-13-false-sharing-java-7.md"
-REF_1 = "2011-07-30-false-sharing"
-REF_2 = "2011-08-13-false-sharing-java-7"
 
 KERNEL = "mechsym.falsesharing.FalseSharing"
 LAYOUT_KERNEL = "mechsym.falsesharing.CounterLayout"
@@ -57,14 +51,6 @@ L1D_EVENT = "L1-dcache-load-misses"
 # write) is an accident of allocation that decides the padded layouts' times, so every fork samples it alike.
 ARRAY_OFFSET = "random"
 
-PRESETS = {
-    "smoke": {"iterations": 200_000, "runs": 2, "warmup_runs": 1, "forks": 1, "extra_forks": 1, "layout_forks": 1,
-              "threads": [1, 2], "post_threads": [1, 2], "timeout": 60},
-    "standard": {"iterations": 10_000_000, "runs": 3, "warmup_runs": 1, "forks": 5, "extra_forks": 3,
-                 "layout_forks": 5, "threads": [1, 2, 3, 4], "post_threads": [1, 2], "timeout": 300},
-    "full": {"iterations": 500_000_000, "runs": 5, "warmup_runs": 1, "forks": 5, "extra_forks": 5, "layout_forks": 5,
-             "threads": "1..max(4, 2 x CPUs)", "post_threads": [1, 2, 3, 4], "timeout": 7_200},
-}
 JUDGED_THREADS = (1, 2)   # cells the verdicts read get `forks` forks; the others `extra_forks`
 
 

@@ -11,7 +11,7 @@ from ... import analysis
 from ...analysis import fmt_ns, fmt_rate, fmt_ratio
 from ...verdicts import estimate
 from .rows import ORDERS, PLACEMENT_OF, PROTOCOLS, forks, layout_rows, rows
-from .sweep import LAB_PLACEMENT, LAYOUTS, PLACEMENT_THREADS, PLACEMENTS
+from .sweep import LAB_PLACEMENT, LAYOUTS, PLACEMENT_THREADS
 
 
 def reference_table(*refs: pd.DataFrame) -> pd.DataFrame:

@@ -11,16 +11,17 @@ scratch directory under $MECHSYM_SCRATCH (mechsym.scratch), made by `session` an
 (rows.py): the post's best run per JVM, the lab's median of measured runs. Claims and verdicts in claims.py.
 """
 
-from .claims import CLAIM, CLAIMS, verdicts
+from .claims import CLAIM, CLAIMS
 from .figures import plot_throughput
+from .meta import NAME, NOTEBOOK, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, per_fork_table, rows
-from .sweep import (FLAGS, NAME, NOTEBOOK, NOTEBOOKS, PLACEMENTS, PRESETS, REF, TITLE, VARIANTS, cell_for, cells,
-                    session)
+from .sweep import FLAGS, PLACEMENTS, VARIANTS, cell_for, cells, session
 from .tables import alignment_table, comparison, placements_table, ratios, reference_table, summary, variants_table
+from .verdicts import verdicts
 
 __all__ = [
-    "CLAIM", "CLAIMS", "FLAGS", "LAB", "NAME", "NOTEBOOK", "NOTEBOOKS", "PLACEMENTS", "POST", "PRESETS", "PROTOCOLS",
-    "REF", "TITLE", "VARIANTS", "alignment_table", "cell_for", "cells", "comparison", "forks", "per_fork_table",
-    "placements_table", "plot_throughput", "ratios", "reference_table", "rows", "session", "summary",
-    "variants_table", "verdicts",
+    "CLAIM", "CLAIMS", "FLAGS", "LAB", "NAME", "NOTEBOOK", "NOTEBOOKS", "PLACEMENTS", "POST", "POST_FILE", "PRESETS",
+    "PROTOCOLS", "REFERENCE", "TITLE", "VARIANTS", "alignment_table", "cell_for", "cells", "comparison", "forks",
+    "per_fork_table", "placements_table", "plot_throughput", "ratios", "reference_table", "rows", "session",
+    "summary", "variants_table", "verdicts",
 ]

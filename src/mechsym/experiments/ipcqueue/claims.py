@@ -5,14 +5,11 @@ Every threshold cites the post's sentence and says how its words are read; the p
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...analysis import fmt_rate
-from ...verdicts import Claim, Rule, Verdict, estimate, judge, unmeasurable
-from .rows import PROTOCOLS, forks, reference_rates, rows
-from .sweep import NOTEBOOK, POST, REF
+from ...verdicts import Claim, Rule
+from .meta import NOTEBOOK, POST_FILE, REFERENCE
+from .rows import reference_rates
 
 PINNED = "cross-core"
 
@@ -25,7 +22,7 @@ def post_rate(ref: pd.DataFrame, variant: str, placement: str) -> float:
 
 
 CLAIMS = [
-    Claim("ipcqueue.ipc-135m-same-core", POST, NOTEBOOK,
+    Claim("ipcqueue.ipc-135m-same-core", POST_FILE, NOTEBOOK,
           "A pure Java IPC queue (off heap, in a memory-mapped file) carries 135M messages/s between two processes "
           "on the same core.",
           "135M ops/s same core (98M across cores, 25M across sockets)",
@@ -34,18 +31,18 @@ CLAIMS = [
                 "with most commercial products out there.",
           rule=Rule(">=", 100e6, reading="'135M messages per second' read generously as at least 100M: the post "
                     "chose its best run"),
-          statistic="messages/s between processes, same core", unit="ops/s", reference=REF,
+          statistic="messages/s between processes, same core", unit="ops/s", reference=REFERENCE,
           from_post=lambda ref: post_rate(ref, "processes", "smt")),
-    Claim("ipcqueue.ipc-98m-cross-core", POST, NOTEBOOK,
+    Claim("ipcqueue.ipc-98m-cross-core", POST_FILE, NOTEBOOK,
           "Between two processes on two cores the IPC queue carries about 100M messages/s.",
           "98M ops/s across cores",
           "the IPC queue between two JVMs, each thread pinned to its own core: per fork messages/s",
           quote="Running a similar benchmark adapted to use a memory mapped file as the backing DirectByteBuffer for "
                 "the off-heap queue we get: ... across cores - ops/sec=98M",
           rule=Rule(">=", 90e6, reading="98M, the post's best run, read as about 100M: at least 90M"),
-          statistic="messages/s between processes, cross core", unit="ops/s", reference=REF,
+          statistic="messages/s between processes, cross core", unit="ops/s", reference=REFERENCE,
           from_post=lambda ref: post_rate(ref, "processes", "cross-core")),
-    Claim("ipcqueue.ipc-reaches-in-heap", POST, NOTEBOOK,
+    Claim("ipcqueue.ipc-reaches-in-heap", POST_FILE, NOTEBOOK,
           "Off heap and between processes, the queue keeps the in-heap queue's throughput (135M against the 130M "
           "it started from).",
           "135M (IPC, same core) against 130M (Martin Thompson's in-heap queue): 1.04x",
@@ -56,9 +53,9 @@ CLAIMS = [
                 "the benefits. ... JOY! a pure Java IPC that gives you 135M messages per second",
           rule=Rule(">=", 0.9, reading="'maintain the benefits' of the 130M queue read as at least 0.9x its "
                     "throughput"),
-          statistic="IPC msgs/s over in-heap msgs/s", unit="x", reference=REF,
+          statistic="IPC msgs/s over in-heap msgs/s", unit="x", reference=REFERENCE,
           from_post=lambda ref: post_rate(ref, "processes", "smt") / post_rate(ref, "in-heap", "cross-core")),
-    Claim("ipcqueue.ipc-slower-than-in-process", POST, NOTEBOOK,
+    Claim("ipcqueue.ipc-slower-than-in-process", POST_FILE, NOTEBOOK,
           "Between processes the queue is still not as fast as the same off-heap queue between two threads.",
           "98M (IPC) against 220M (in process), cross core: 0.45x",
           "the same placement, one sweep: per fork messages/s of the IPC queue and of the same queue between two "
@@ -67,9 +64,9 @@ CLAIMS = [
                 "the performance difference is.",
           rule=Rule("<=", 0.95, reading="'not as fast' read as at least 5% slower (the post's cross-core figures: "
                     "0.45x; its same-core figures, 135M against 130M, do not support its own sentence)"),
-          statistic="IPC msgs/s over in-process msgs/s", unit="x", reference=REF,
+          statistic="IPC msgs/s over in-process msgs/s", unit="x", reference=REFERENCE,
           from_post=lambda ref: post_rate(ref, "processes", "cross-core") / post_rate(ref, "threads", "cross-core")),
-    Claim("ipcqueue.offheap-faster-than-in-heap", POST, NOTEBOOK,
+    Claim("ipcqueue.offheap-faster-than-in-heap", POST_FILE, NOTEBOOK,
           "In process, the off-heap queue (ints inlined in the buffer) is significantly faster than the in-heap "
           "queue of references.",
           "220M (off heap) against 130M (in heap), cross core: 1.69x",
@@ -77,9 +74,9 @@ CLAIMS = [
           "in-heap queue (mechsym.spsc O1); the ratio of their medians over forks",
           quote="The second line is my offheap implementation of same algorithm. It is significantly faster.",
           rule=Rule(">=", 1.25, reading="'significantly faster' read as at least 25% faster"),
-          statistic="off-heap msgs/s over in-heap msgs/s, in process", unit="x", reference=REF,
+          statistic="off-heap msgs/s over in-heap msgs/s, in process", unit="x", reference=REFERENCE,
           from_post=lambda ref: post_rate(ref, "threads", "cross-core") / post_rate(ref, "in-heap", "cross-core")),
-    Claim("ipcqueue.unaligned-slower", POST, NOTEBOOK,
+    Claim("ipcqueue.unaligned-slower", POST_FILE, NOTEBOOK,
           "Unaligned counters are slow: the IPC queue with counters that straddle two cache lines is slower than "
           "with aligned counters.",
           "no number in the post (a warning)",
@@ -90,43 +87,3 @@ CLAIMS = [
           statistic="unaligned msgs/s over aligned msgs/s", unit="x"),
 ]
 CLAIM = {c.id: c for c in CLAIMS}
-
-# claim -> (numerator cell, denominator cell or None)
-CELLS = {
-    "ipcqueue.ipc-135m-same-core": (("processes", "smt"), None),
-    "ipcqueue.ipc-98m-cross-core": (("processes", PINNED), None),
-    "ipcqueue.ipc-reaches-in-heap": (("processes", PINNED), ("in-heap", PINNED)),
-    "ipcqueue.ipc-slower-than-in-process": (("processes", PINNED), ("threads", PINNED)),
-    "ipcqueue.offheap-faster-than-in-heap": (("threads", PINNED), ("in-heap", PINNED)),
-    "ipcqueue.unaligned-slower": (("processes-unaligned", PINNED), ("processes", PINNED)),
-}
-
-
-def _fmt(vals: np.ndarray) -> str:
-    return f"median {fmt_rate(np.median(vals))} ({len(vals)} forks)"
-
-
-def _verdict(df, claim, protocol) -> Verdict:
-    num, den = CELLS[claim.id]
-    scope = {"placement": num[1]} if den is None else {"placement": num[1], "against": den[0]}
-    reasons = analysis.unavailable_reasons(df, "placement")
-    if num[1] in reasons:
-        return unmeasurable(claim, f"needs {num[1]}: {reasons[num[1]]}", scope=scope, protocol=protocol)
-    a = forks(df, protocol, variant=num[0], placement=num[1])
-    if den is None:
-        est = estimate(lambda x: x, a)
-        return judge(claim, est, scope=scope, protocol=protocol, detail="" if est is None else _fmt(a),
-                     missing=f"no {num[0]} {num[1]} results")
-    b = forks(df, protocol, variant=den[0], placement=den[1])
-    est = estimate(lambda x, y: x / y, a, b)
-    detail = "" if est is None else f"{num[0]} {_fmt(a)} / {den[0]} {_fmt(b)}"
-    return judge(claim, est, scope=scope, protocol=protocol, detail=detail,
-                 missing=f"{num[0]} or {den[0]} {num[1]} cell missing from these results")
-
-
-@analysis.by_machine
-def verdicts(df: pd.DataFrame) -> list[Verdict]:
-    """Every claim under the post's protocol (best run per JVM) and the lab's (median of measured runs)."""
-    if rows(df).empty:
-        return [unmeasurable(c, "no measured results") for c in CLAIMS]
-    return [_verdict(df, c, protocol) for c in CLAIMS for protocol in PROTOCOLS]

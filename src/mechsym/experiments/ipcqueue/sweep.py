@@ -7,13 +7,8 @@ from ... import MechsymError, scratch
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...sweep import Cell
+from .meta import NAME, PRESETS
 
-NAME = "ipcqueue"
-TITLE = "Off-heap SPSC queue in a memory-mapped file: messages/s between processes, threads, and the in-heap queue"
-NOTEBOOK = "14-ipc-queue"
-NOTEBOOKS = [NOTEBOOK]
-POST = "2013-07-01-java-ping-buffet-and-2013-04-07-135m-messages-ipc.md"
-REF = "2013-07-01-java-ping-buffet-and-2013-04-07-135m-messages-ipc"
 
 IPC = "mechsym.ipc.IpcThroughput"
 IN_HEAP = "mechsym.spsc.SpscThroughput"
@@ -46,18 +41,6 @@ POST_CELLS = {"smoke": [("processes", "cross-core")],
               "standard": [("processes", "cross-core"), ("threads", "cross-core")]}
 POST_CELLS["full"] = POST_CELLS["standard"]
 
-PRESETS = {
-    # seconds: one fork of each cross-core cell
-    "smoke": {"messages": 200_000, "runs": 2, "post_runs": 2, "warmup_runs": 1, "forks": 1, "unpinned_forks": 1,
-              "timeout": 60},
-    # ~2 minutes on 2 vCPUs (75 fresh JVMs of ~0.5-1 s): 10 forks of every judged cell (5 unpinned), 10M messages
-    # a run (~20-100 ms)
-    "standard": {"messages": 10_000_000, "runs": 5, "post_runs": 20, "warmup_runs": 2, "forks": 10,
-                 "unpinned_forks": 5, "timeout": 120},
-    # the post's size (its IPC test: 500 x 1024 x 1024 messages a run, 20 runs)
-    "full": {"messages": 500 * 1024 * 1024, "runs": 5, "post_runs": 20, "warmup_runs": 2, "forks": 10,
-             "unpinned_forks": 5, "timeout": 900},
-}
 CAPACITY = 32 * 1024  # ints, as the post's IPC test (QUEUE_CAPACITY = 32 * 1024)
 # busy spin when full or empty, as the post's IPC test (its Thread.yield() calls commented out); the in-heap kernel
 # (mechsym.spsc, the 2013-07-15 harness) yields

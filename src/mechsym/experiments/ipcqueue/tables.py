@@ -3,15 +3,16 @@ the counters sat. Every function that reads results is split per machine (analys
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
 from ... import analysis, cpus
-from ...cpus import Topology
 from ...analysis import fmt_rate
 from ...verdicts import estimate
 from .rows import ORDERS, per_fork_table, reference_rates, rows
-from .sweep import PLACEMENT_TEXT, PLACEMENTS, VARIANTS
+from .sweep import PLACEMENTS, PLACEMENT_TEXT, VARIANTS
 
 POST_NAMES = {"in-heap": "P1C1QueueOriginal3 (in heap)", "threads": "P1C1OffHeapQueue (in process)",
               "in-heap-primitive": "P1C1QueueOriginalPrimitive (in process)", "processes": "IPC (memory-mapped file)"}
@@ -29,11 +30,6 @@ def reference_table(ref: pd.DataFrame) -> pd.DataFrame:
     out.index = [POST_NAMES[v] for v in out.index]
     out.columns = [POST_PLACEMENTS[p] for p in out.columns]
     return out.rename_axis("implementation").reset_index()
-
-
-def placements_table(topo: Topology | None = None):
-    """Which CPUs each placement uses on this machine, or why it is missing."""
-    return cpus.placements_table({p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, ('producer', 'consumer'), topo)
 
 
 def variants_table() -> pd.DataFrame:
@@ -114,3 +110,8 @@ def ratios(df: pd.DataFrame) -> pd.DataFrame:
             out[f"{a} / {b}"] = (med[a] / med[b]).map(lambda x: "" if np.isnan(x) else f"{x:.2f}x")
     out = out.reindex(analysis.ordered(out.index, PLACEMENTS))
     return out.reset_index()
+
+
+# Which CPUs each placement uses on this machine, or why it is missing (the shared table, this experiment's roles).
+placements_table = functools.partial(cpus.placements_table,
+                                     {p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, ("producer", "consumer"))

@@ -9,19 +9,22 @@ threads 1..max(4, 2 x CPUs) x both warm-up policies (the first post's one long w
 x every JDK; `why`, one thread with the harness changed one factor at a time (the same worker thread for every run,
 lock coarsening off).
 
-Verdicts (judging.py) are statistics over forks with 95% intervals, judged first under the post's protocol (the
+Verdicts (verdicts.py) are statistics over forks with 95% intervals, judged first under the post's protocol (the
 first timed run after the warm-up in each JVM) and then under the lab's (the median of the measured runs).
 """
 
 from .claims import CLAIM, CLAIMS
 from .figures import COLORS, plot_reference, plot_runs, plot_scaling, plot_why
-from .judging import run_clocks, verdicts
-from .sweep import (KERNEL, MONITORS, NAME, NOTEBOOKS, POLICIES, POST1, POST2, PRESETS, REF1, REF2, TITLE, VARIANTS,
-                    WORKERS, cells, thread_counts)
-from .tables import (osr_table, protocol_table, reference_table, scaling_table, summary, throughput, unavailable,
+from .meta import NAME, NOTEBOOKS, POST_FILE, POST_FILE_BIASED, PRESETS, REFERENCE, REFERENCE_BIASED, TITLE, VARIANTS
+from .rows import KEYS, PROTOCOLS, forks, one_thread, run_clocks, throughput
+from .sweep import KERNEL, MONITORS, POLICIES, WORKERS, cells, thread_counts
+from .tables import (osr_table, protocol_table, reference_table, scaling_table, summary, unavailable,
                      why_table)
+from .verdicts import verdicts
 
-__all__ = ["CLAIM", "CLAIMS", "COLORS", "KERNEL", "MONITORS", "NAME", "NOTEBOOKS", "POLICIES", "POST1", "POST2",
-           "PRESETS", "REF1", "REF2", "TITLE", "VARIANTS", "WORKERS", "cells", "osr_table", "plot_reference",
-           "plot_runs", "plot_scaling", "plot_why", "protocol_table", "reference_table", "run_clocks",
-           "scaling_table", "summary", "thread_counts", "throughput", "unavailable", "verdicts", "why_table"]
+__all__ = [
+    "CLAIM", "CLAIMS", "COLORS", "KERNEL", "MONITORS", "NAME", "NOTEBOOKS", "POLICIES", "POST_FILE",
+    "POST_FILE_BIASED", "PRESETS", "REFERENCE", "REFERENCE_BIASED", "TITLE", "VARIANTS", "WORKERS", "cells",
+    "osr_table", "plot_reference", "plot_runs", "plot_scaling", "plot_why", "protocol_table", "reference_table",
+    "run_clocks", "scaling_table", "summary", "thread_counts", "throughput", "unavailable", "verdicts", "why_table",
+]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...verdicts import Claim, Rule
-from .sweep import POST1, POST2, REF1, REF2
+from .meta import POST_FILE, POST_FILE_BIASED, REFERENCE, REFERENCE_BIASED
 
 NB1, NB2 = "01-lock-implementations", "02-biased-locking"
 NBSP = "\u00a0 "   # the posts put a no-break space after some full stops; quotes are verbatim
@@ -83,7 +83,7 @@ SAME_THREAD = ("one thread, ten short warm-ups, the same worker thread for every
                "new thread) and -XX:-EliminateLocks (C2 cannot take one lock for many unrolled iterations)")
 
 CLAIMS = [
-    Claim("locks.biased-costs-10pct", POST1, NB1,
+    Claim("locks.biased-costs-10pct", POST_FILE, NB1,
           "Biased locking, in the un-contended case, is ~10% more expensive than atomic locking.",
           "~10% more expensive (Figures 1-3 give no numbers; Oracle JDK 1.6.0_29)",
           f"1 thread, {HARNESS1}: -UseBiasedLocking ops/s over +UseBiasedLocking with JDK 6's 4 s start-up delay "
@@ -91,8 +91,8 @@ CLAIMS = [
           quote="Biased locking, in the un-contended case, is ~10% more expensive than the atomic locking.",
           rule=Rule("between", 5, 20, reading="'~10%' read as within a factor of two of 10%: 5% to 20%"),
           statistic="extra cost of the biased lock, (thin ops/s / biased ops/s - 1) x 100", unit="%",
-          reference=REF1, from_post=_extra_cost),
-    Claim("locks.atomic-10-20-cycles", POST1, NB1,
+          reference=REFERENCE, from_post=_extra_cost),
+    Claim("locks.atomic-10-20-cycles", POST_FILE, NB1,
           "Since Nehalem an atomic instruction costs only 10-20 cycles (more than 100 before).",
           "10-20 cycles (Nehalem and later); more than 100 before Nehalem",
           f"1 thread, {HARNESS1}: AtomicLong.incrementAndGet (a lock xadd), ns per increment in cycles at the CPU "
@@ -103,8 +103,8 @@ CLAIMS = [
           rule=Rule("<=", 20, reading="'typically cost only 10-20 cycles' (said against the >100 cycles before Nehalem) "
                                       "read as at most 20 cycles; the loop around the increment is counted too"),
           statistic="cycles per uncontended atomic increment (the middle of the post's range: 15)", unit="cycles",
-          reference=REF1, from_post=_atomic_cycles),
-    Claim("locks.monitor-throughput-limit", POST1, NB1,
+          reference=REFERENCE, from_post=_atomic_cycles),
+    Claim("locks.monitor-throughput-limit", POST_FILE, NB1,
           "As contention increases, language monitor locks quickly reach a throughput limit regardless of thread count.",
           "from 2 threads on the monitor never gets faster: best of 3..8 threads / 2 threads = 0.72x (Nehalem), "
           "0.44x (Sandy Bridge), 2011-11-22 tables",
@@ -114,8 +114,8 @@ CLAIMS = [
           rule=Rule("<=", 1.25, reading="'a throughput limit regardless of thread count' read as: from 2 contending "
                                         "threads on, more threads never buy more than 25% more throughput"),
           statistic="best of 3..N threads / 2 threads, monitor ops/s", unit="x",
-          reference=REF2, from_post=worst(limit, max)),
-    Claim("locks.reentrant-best-uncontended", POST1, NB1,
+          reference=REFERENCE_BIASED, from_post=worst(limit, max)),
+    Claim("locks.reentrant-best-uncontended", POST_FILE, NB1,
           "ReentrantLock gives the best un-contended performance.",
           "62,876,566 vs 53,283,461 ops/s = 1.18x (Nehalem); 1.25x (Sandy Bridge), 1 thread, 2011-11-22 tables "
           "(no biased column of the first post's kind)",
@@ -125,8 +125,8 @@ CLAIMS = [
                 "increasing contention compared to language monitors using synchronized.",
           rule=Rule(">=", 1.0, reading="'the best' read as at least as fast as every monitor variant"),
           statistic="ReentrantLock / best monitor, ops/s at 1 thread", unit="x",
-          reference=REF2, from_post=worst(lambda t: t[("reentrant", 1)] / t[("monitor-thin", 1)])),
-    Claim("locks.reentrant-scales-better", POST1, NB1,
+          reference=REFERENCE_BIASED, from_post=worst(lambda t: t[("reentrant", 1)] / t[("monitor-thin", 1)])),
+    Claim("locks.reentrant-scales-better", POST_FILE, NB1,
           "ReentrantLock scales significantly better with increasing contention than synchronized.",
           "worst of 3..8 threads: 14,108,622 vs 13,349,605 ops/s = 1.06x (Nehalem, 3 threads; 3.45x at 8); "
           "1.62x (Sandy Bridge), 2011-11-22 tables",
@@ -138,16 +138,16 @@ CLAIMS = [
                                        "reentrant-dip-at-2); the post's weakest margin is 1.06x, so 'significantly' "
                                        "cannot be read as more than 'ahead'"),
           statistic="min over 3..N threads of ReentrantLock / monitor ops/s", unit="x",
-          reference=REF2, from_post=worst(scales)),
-    Claim("locks.reentrant-dip-at-2", POST1, NB1,
+          reference=REFERENCE_BIASED, from_post=worst(scales)),
+    Claim("locks.reentrant-dip-at-2", POST_FILE, NB1,
           "ReentrantLock has reduced performance when 2 threads are contending.",
           "10,217,186 at 2 threads vs 14,108,622 at 3 = 0.72x (Nehalem); 0.25x (Sandy Bridge), 2011-11-22 tables",
           f"{HARNESS1}: ReentrantLock ops/s at 2 threads over 3 threads.",
           quote="ReentrantLock has an odd characteristic of reduced performance when 2 threads are contending.",
           rule=Rule("<=", 0.9, reading="'reduced performance' read as at least 10% below the 3-thread figure"),
           statistic="ReentrantLock ops/s, 2 threads / 3 threads", unit="x",
-          reference=REF2, from_post=worst(lambda t: t[("reentrant", 2)] / t[("reentrant", 3)], max)),
-    Claim("locks.sandybridge-vs-nehalem", POST1, NB1,
+          reference=REFERENCE_BIASED, from_post=worst(lambda t: t[("reentrant", 2)] / t[("reentrant", 3)], max)),
+    Claim("locks.sandybridge-vs-nehalem", POST_FILE, NB1,
           "Sandy Bridge suffers from slower atomic instructions at low contention and shows its strength at high "
           "contention.",
           "Nehalem / Sandy Bridge at 1 thread 1.54x, Sandy Bridge / Nehalem at 8 threads 1.26x (-UseBiasedLocking, "
@@ -159,16 +159,16 @@ CLAIMS = [
                 "increased memory throughput.",
           rule=Rule(">=", 1.0, reading="the older CPU ahead at 1 thread and the newer ahead at the most threads"),
           statistic="worst of (old / new at 1 thread, new / old at N threads), monitor ops/s", unit="x",
-          reference=REF2, from_post=_sandybridge),
-    Claim("locks.biased-huge-benefit", POST2, NB2,
+          reference=REFERENCE_BIASED, from_post=_sandybridge),
+    Claim("locks.biased-huge-benefit", POST_FILE_BIASED, NB2,
           "Biased locking has a huge benefit in the un-contended single threaded case.",
           "450,950,969 vs 53,283,461 ops/s = 8.46x (Nehalem); 11.5x (Sandy Bridge)",
           f"1 thread, {HARNESS2}, the JIT's defaults: +UseBiasedLocking (delay 0) over -UseBiasedLocking ops/s.",
           quote="Biased locking has a huge benefit in the un-contended single threaded case.",
           rule=Rule(">=", 2.0, reading="'huge' read generously as at least 2x"),
           statistic="biased / thin ops/s at 1 thread", unit="x",
-          reference=REF2, from_post=worst(lambda t: t[("monitor-biased", 1)] / t[("monitor-thin", 1)])),
-    Claim("locks.biased-huge-benefit-same-thread", POST2, NB2,
+          reference=REFERENCE_BIASED, from_post=worst(lambda t: t[("monitor-biased", 1)] / t[("monitor-thin", 1)])),
+    Claim("locks.biased-huge-benefit-same-thread", POST_FILE_BIASED, NB2,
           "Biased locking has a huge benefit un-contended, when the lock stays biased to one thread and is not "
           "coarsened away.",
           "8.46x (Nehalem), 11.5x (Sandy Bridge): the post's own harness kept the bias on JDK 6",
@@ -176,8 +176,8 @@ CLAIMS = [
           quote="Biased locking has a huge benefit in the un-contended single threaded case.",
           rule=Rule(">=", 2.0, reading="'huge' read generously as at least 2x"),
           statistic="biased / thin ops/s at 1 thread", unit="x", source="lab",
-          reference=REF2, from_post=worst(lambda t: t[("monitor-biased", 1)] / t[("monitor-thin", 1)])),
-    Claim("locks.biased-4-5-cycles", POST2, NB2,
+          reference=REFERENCE_BIASED, from_post=worst(lambda t: t[("monitor-biased", 1)] / t[("monitor-thin", 1)])),
+    Claim("locks.biased-4-5-cycles", POST_FILE_BIASED, NB2,
           "Biased locking when un-contended, and not revoked, only adds 4-5 cycles of cost.",
           "adds 4-5 cycles; a whole biased lock + increment + unlock iteration is 6.2 cycles (Nehalem 2.8 GHz) and "
           "5.0 cycles (Sandy Bridge 2.0 GHz) in the post's tables",
@@ -191,8 +191,8 @@ CLAIMS = [
                                      "subtract), so 5 cycles for the bias plus 2 for the increment and the loop: at "
                                      "most 7 cycles per iteration"),
           statistic="cycles per biased lock + increment + unlock iteration", unit="cycles",
-          reference=REF2, from_post=_biased_cycles),
-    Claim("locks.startup-delay-matters", POST2, NB2,
+          reference=REFERENCE_BIASED, from_post=_biased_cycles),
+    Claim("locks.startup-delay-matters", POST_FILE_BIASED, NB2,
           "-XX:BiasedLockingStartupDelay=0 needs to be set for lean applications and micro-benchmarks.",
           "the 4 s default delay hid biasing in the first post (the post gives no number for the delayed lock)",
           f"{SAME_THREAD}: biased with delay 0 over biased with JDK 6's 4 s delay, the lock allocated at start-up.",
@@ -200,7 +200,7 @@ CLAIMS = [
           rule=Rule(">=", 2.0, reading="'needs to be set' read as: with the 4 s delay the micro-benchmark's lock runs "
                                        "at most half as fast (the delay changes what is measured)"),
           statistic="biased (delay 0) / biased (4 s delay) ops/s at 1 thread", unit="x"),
-    Claim("locks.osr-no-difference", POST2, NB2,
+    Claim("locks.osr-no-difference", POST_FILE_BIASED, NB2,
           "Avoiding OSR (ten short warm-ups instead of one long one) does not make a material difference.",
           "no material difference (the post gives no numbers for it)",
           "the post's variants (-UseBiasedLocking, +UseBiasedLocking delay 0, ReentrantLock; JDK 18+: the default "
@@ -210,7 +210,7 @@ CLAIMS = [
           rule=Rule("between", 0.9, 1 / 0.9, reading="'no material difference' read as within 10% either way (the "
                                                     "first post's whole finding was a 10% difference)"),
           statistic="median over cells of short / single warm-up ops/s", unit="x"),
-    Claim("locks.reentrant-scales-except-2", POST2, NB2,
+    Claim("locks.reentrant-scales-except-2", POST_FILE_BIASED, NB2,
           "ReentrantLocks scale better than synchronised locks under contention, except with 2 contending threads.",
           "worst margin 1.06x (Nehalem: 14.1M vs 13.3M at 3 threads; 10.2M vs 18.5M at 2); 1.62x (Sandy Bridge)",
           f"2..N threads, {HARNESS2}: the worst of -UseBiasedLocking over ReentrantLock at 2 threads and ReentrantLock "
@@ -220,6 +220,6 @@ CLAIMS = [
           rule=Rule(">=", 1.0, reading="'scale better ... except in the case of 2' read as: behind at 2 threads, "
                                        "ahead at every count from 3 up"),
           statistic="min(monitor / RL at 2 threads, RL / monitor at each of 3..N)", unit="x",
-          reference=REF2, from_post=worst(scales_except_2)),
+          reference=REFERENCE_BIASED, from_post=worst(scales_except_2)),
 ]
 CLAIM = {c.id: c for c in CLAIMS}

@@ -8,8 +8,9 @@ import pandas as pd
 
 from ... import analysis, plots
 from ...analysis import POST, Protocol
-from .sweep import HARNESS, MONITORS, POLICIES, VARIANTS
-from .tables import forks, one_thread, throughput
+from .meta import VARIANTS
+from .rows import forks, one_thread, throughput
+from .sweep import HARNESS, MONITORS, POLICIES
 
 COLORS = plots.colors_for(VARIANTS)   # one colour per variant, the same in every notebook (plots.VARIANT_COLORS)
 

@@ -13,29 +13,10 @@ from __future__ import annotations
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...sweep import Cell
+from .meta import PRESETS, VARIANTS
 
-NAME = "locks"
-TITLE = "Counter increments under JVM monitors (biased or not), ReentrantLock, AtomicLong, StampedLock"
-NOTEBOOKS = ["01-lock-implementations", "02-biased-locking"]
 KERNEL = "mechsym.locks.LockContention"
-POST1 = "2011-11-19-java-lock-implementations.md"
-POST2 = "2011-11-22-biased-locking-osr-and-benchmarking-fun.md"
-REF1 = "2011-11-19-java-lock-implementations"
-REF2 = "2011-11-22-biased-locking"
 
-# variant -> (the kernel's --lock, JVM flags, what it stands for)
-VARIANTS = {
-    "monitor-thin": ("monitor", ("-XX:-UseBiasedLocking",), "synchronized, biased locking off: CAS ('atomic') locking"),
-    "monitor-biased-delayed": ("monitor", ("-XX:+UseBiasedLocking", "-XX:BiasedLockingStartupDelay=4000"),
-                               "synchronized, biased locking on with JDK 6's 4 s start-up delay: the first post's "
-                               "+UseBiasedLocking"),
-    "monitor-biased": ("monitor", ("-XX:+UseBiasedLocking", "-XX:BiasedLockingStartupDelay=0"),
-                       "synchronized, biased locking on from the start: the second post's +UseBiasedLocking"),
-    "monitor-default": ("monitor", (), "synchronized with this JDK's defaults (no biased locking since JDK 15)"),
-    "reentrant": ("reentrant", (), "java.util.concurrent.locks.ReentrantLock (non-fair)"),
-    "atomic": ("atomic", (), "AtomicLong.incrementAndGet, no lock (not in the posts)"),
-    "stamped": ("stamped", (), "StampedLock write lock (not in the posts)"),
-}
 MONITORS = ["monitor-thin", "monitor-biased-delayed", "monitor-biased", "monitor-default"]
 BIASED = ["monitor-thin", "monitor-biased-delayed", "monitor-biased"]   # need -XX:[+-]UseBiasedLocking (JDK <= 17)
 POLICIES = ["single", "short"]        # the kernel's --warmup-policy: the first post's, the second post's
@@ -43,15 +24,6 @@ WORKERS = ["fresh", "reused"]         # the kernel's --workers
 HARNESS = [("fresh", "on", "post's harness"), ("fresh", "off", "coarsening off"), ("reused", "on", "same thread"),
            ("reused", "off", "same thread, coarsening off")]
 NO_COARSENING = "-XX:-EliminateLocks"
-
-PRESETS = {
-    "smoke": {"iterations": 200_000, "warmup_iterations": 10_000, "runs": 2, "forks": 1, "max_threads": 2,
-              "variants": list(VARIANTS), "timeout": 60},
-    "standard": {"iterations": 20_000_000, "warmup_iterations": 100_000, "runs": 5, "forks": 4, "max_threads": None,
-                 "variants": list(VARIANTS), "timeout": 300},
-    "full": {"iterations": 500_000_000, "warmup_iterations": 100_000, "runs": 10, "forks": 10, "max_threads": None,
-             "variants": list(VARIANTS), "timeout": 3600},
-}
 
 
 def thread_counts(topo: Topology, preset: str) -> list[int]:

@@ -7,22 +7,9 @@ import pandas as pd
 
 from ... import analysis
 from ...analysis import LAB, POST, Protocol
-from .sweep import HARNESS, MONITORS, POLICIES, VARIANTS
-
-KEYS = ["jdk", "grid", "warmup_policy", "workers", "coarsening", "variant", "threads"]
-ORDER = {"jdk": None, "warmup_policy": POLICIES, "variant": list(VARIANTS)}
-
-
-def throughput(df: pd.DataFrame) -> pd.DataFrame:
-    """Measured throughput rows (ops/s) of the forks that passed their checks."""
-    return analysis.measured(df, "throughput")
-
-
-def forks(df: pd.DataFrame, protocol: Protocol = POST, **conditions) -> pd.DataFrame:
-    """One ops/s value per fork and cell under the protocol: the cell's columns, fork_key, value."""
-    m = analysis.where(throughput(df), **conditions)
-    return analysis.per_fork(m, protocol, by=KEYS)
-
+from .meta import VARIANTS
+from .rows import KEYS, ORDER, forks, one_thread, throughput
+from .sweep import HARNESS, POLICIES
 
 def _mops(v) -> str:
     return "" if pd.isna(v) else f"{v / 1e6:,.1f}"
@@ -76,19 +63,6 @@ def reference_table(ref: pd.DataFrame) -> pd.DataFrame:
     r = ref[ref["metric"] == "throughput"].astype({"threads": int})
     t = r.pivot_table(index=["threads"], columns=["cpu", "column"], values="value", aggfunc="first", sort=False)
     return t.map(lambda v: f"{v:,.0f}")
-
-
-def _harness(workers, coarsening) -> str:
-    return next((label for w, c, label in HARNESS if (w, c) == (workers, coarsening)), f"{workers}/{coarsening}")
-
-
-def one_thread(df: pd.DataFrame, protocol: Protocol = POST) -> pd.DataFrame:
-    """Per-fork ops/s of one thread, short warm-ups, each harness (the why grid plus the main grid's own cell)."""
-    pf = forks(df, protocol, threads=1, warmup_policy="short")
-    pf = pf[(pf["grid"] == "why") | (pf["grid"] == "main")]
-    pf = pf[pf["variant"].isin(MONITORS + ["reentrant"])].copy()
-    pf["harness"] = [_harness(w, c) for w, c in zip(pf["workers"], pf["coarsening"])]
-    return pf
 
 
 @analysis.by_machine

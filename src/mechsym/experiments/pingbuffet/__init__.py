@@ -11,15 +11,17 @@ sorts raw round trips and prints one row per batch; the lab records each run in 
 shows.
 """
 
-from .claims import CLAIM, CLAIMS, verdicts
+from .claims import CLAIM, CLAIMS
 from .figures import plot_medians, plot_spectrum
+from .meta import JUDGED, NAME, NOTEBOOKS, PLACEMENTS, POST_FILE, PRESETS, REFERENCE, TITLE, VARIANTS
 from .rows import LAB, POST, PROTOCOLS, rows
-from .sweep import JUDGED, NAME, NOTEBOOKS, PINNED, PLACEMENTS, PRESETS, REF, TITLE, VARIANTS, cell_for, cells, \
-    placements_table, session
+from .sweep import PINNED, cell_for, cells, placements_table, session
 from .tables import beside, forks_table, mean_table, percentiles, reference_sample, reference_table
+from .verdicts import verdicts
 
 __all__ = [
-    "CLAIM", "CLAIMS", "JUDGED", "LAB", "NAME", "NOTEBOOKS", "PINNED", "PLACEMENTS", "POST", "PRESETS", "PROTOCOLS",
-    "REF", "TITLE", "VARIANTS", "beside", "cell_for", "cells", "forks_table", "mean_table", "percentiles",
-    "placements_table", "plot_medians", "plot_spectrum", "reference_sample", "reference_table", "rows", "session", "verdicts",
+    "CLAIM", "CLAIMS", "JUDGED", "LAB", "NAME", "NOTEBOOKS", "PINNED", "PLACEMENTS", "POST", "POST_FILE", "PRESETS",
+    "PROTOCOLS", "REFERENCE", "TITLE", "VARIANTS", "beside", "cell_for", "cells", "forks_table", "mean_table",
+    "percentiles", "placements_table", "plot_medians", "plot_spectrum", "reference_sample", "reference_table", "rows",
+    "session", "verdicts",
 ]

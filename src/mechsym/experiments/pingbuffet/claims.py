@@ -5,16 +5,12 @@ Every threshold cites the post's sentence and states how its words are read; the
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from ...analysis import fmt_ns
-from ...verdicts import Claim, Rule, Verdict, estimate, judge, unmeasurable
-from .rows import PROTOCOLS, forks, median
-from .sweep import NOTEBOOKS, PINNED, POST, REF
+from ...verdicts import Claim, Rule
+from .meta import NOTEBOOKS, POST_FILE, REFERENCE
 
 NB = NOTEBOOKS[0]
-SUMMARY = "A Java Ping Buffet: sample results (pinned with taskset, default settings)"
 
 
 def _p50(ref: pd.DataFrame, variant: str, stat: str = "rtt_p50") -> float:
@@ -39,51 +35,51 @@ def _from_post(cid: str):
 
 
 CLAIMS = [
-    Claim("pingbuffet.spin-beats-selectnow", POST, NB,
+    Claim("pingbuffet.spin-beats-selectnow", POST_FILE, NB,
           "Over TCP, busy spinning on a non-blocking socket answers faster than spinning on Selector.selectNow().",
           "median RTT 6,784 ns (busy spin) vs 9,617 ns (selectNow): 1.42x",
           "median RTT per fork of each, pinned cross-core; selectNow over busy spin, a ratio of medians over forks",
           quote="TCP busy-spin, 6244, 6784, ... TCP select-now, 8858, 9617, ... The numbers may differ, but the "
                 "relative performance should be fairly similar.",
           rule=Rule(">=", 1.0, reading="the order of the post's table: selectNow's median above busy spin's"),
-          statistic="selectNow median RTT / busy-spin median RTT", unit="x", reference=REF,
+          statistic="selectNow median RTT / busy-spin median RTT", unit="x", reference=REFERENCE,
           from_post=_from_post("pingbuffet.spin-beats-selectnow")),
-    Claim("pingbuffet.selectnow-beats-blocking", POST, NB,
+    Claim("pingbuffet.selectnow-beats-blocking", POST_FILE, NB,
           "Spinning on selectNow beats blocking: both blocking sockets and a blocking select() are slower.",
           "9,617 ns (selectNow) vs 13,103 (blocking socket) and 15,426 (select): the faster of the two 1.36x",
           "median RTT per fork, pinned cross-core; the faster blocking variant over selectNow",
           quote="TCP select-now, 8858, 9617, ... TCP block, 10696, 13103, ... TCP select, 13425, 15426, ...",
           rule=Rule(">=", 1.0, reading="the order of the post's table: both blocking variants' medians above "
                     "selectNow's"),
-          statistic="min(blocking, select) median RTT / selectNow median RTT", unit="x", reference=REF,
+          statistic="min(blocking, select) median RTT / selectNow median RTT", unit="x", reference=REFERENCE,
           from_post=_from_post("pingbuffet.selectnow-beats-blocking")),
-    Claim("pingbuffet.udp-beats-tcp", POST, NB,
+    Claim("pingbuffet.udp-beats-tcp", POST_FILE, NB,
           "UDP busy spin answers faster than TCP busy spin.",
           "5,224 ns vs 6,784 ns at the median: TCP / UDP = 1.30",
           "median RTT per fork of each, pinned cross-core; TCP over UDP",
           quote="UDP busy-spin, 4597, 5224, ... TCP busy-spin, 6244, 6784, ...",
           rule=Rule(">=", 1.0, reading="the order of the post's table: TCP's median above UDP's"),
-          statistic="TCP busy-spin median RTT / UDP busy-spin median RTT", unit="x", reference=REF,
+          statistic="TCP busy-spin median RTT / UDP busy-spin median RTT", unit="x", reference=REFERENCE,
           from_post=_from_post("pingbuffet.udp-beats-tcp")),
-    Claim("pingbuffet.ipc-50x-tcp", POST, NB,
+    Claim("pingbuffet.ipc-50x-tcp", POST_FILE, NB,
           "IPC through a memory-mapped file is about 50 times faster than TCP at the median.",
           "127 ns vs 6,784 ns: 53x",
           "median RTT per fork of each, pinned cross-core; TCP busy spin over IPC busy spin",
           quote="IPC busy-spin, 89, 127, ... TCP busy-spin, 6244, 6784, ...",
           rule=Rule("between", 25, 100, reading="'about 50x' (the issue's reading of the table, 53x) read "
                     "generously as a factor of two either way: 25-100x"),
-          statistic="TCP busy-spin median RTT / IPC busy-spin median RTT", unit="x", reference=REF,
+          statistic="TCP busy-spin median RTT / IPC busy-spin median RTT", unit="x", reference=REFERENCE,
           from_post=_from_post("pingbuffet.ipc-50x-tcp")),
-    Claim("pingbuffet.timer-error-50ns", POST, NB,
+    Claim("pingbuffet.timer-error-50ns", POST_FILE, NB,
           "Timing an empty loop (no ping) shows System.nanoTime()'s own error: about 50 ns at the median.",
           "ErrPingClient: 38 / 50 / 55 / 56 / 59 / 80 / 8,919 ns (min .. max)",
           "median 'RTT' of an empty loop per fork, client pinned",
           quote="I added an ErrPingClient which runs the test loop with no actual ping logic, the result: "
                 "Min, 50%, ... 38, 50, 55, ...",
           rule=Rule("between", 25, 100, reading="'about 50 ns' read as a factor of two either way: 25-100 ns"),
-          statistic="median of an empty timed loop", unit="ns", reference=REF,
+          statistic="median of an empty timed loop", unit="ns", reference=REFERENCE,
           from_post=_from_post("pingbuffet.timer-error-50ns")),
-    Claim("pingbuffet.average-is-not-latency", POST, NB,
+    Claim("pingbuffet.average-is-not-latency", POST_FILE, NB,
           "Average latency is not latency: the mean round trip describes neither the typical ping nor the tail.",
           "the post reports no mean on purpose (its example: half at 0.0001 ms, half at 99.9999 ms, average 50 ms)",
           "TCP busy spin pinned cross-core, per fork: mean RTT over median RTT (the mean is shown beside p50 and "
@@ -96,32 +92,3 @@ CLAIMS = [
           no_ratio="the post gives no mean to compare with"),
 ]
 CLAIM = {c.id: c for c in CLAIMS}
-
-
-def _detail(vals: list[np.ndarray], names: list[str]) -> str:
-    return "; ".join(f"{n} {fmt_ns(np.median(v))} ({len(v)} forks)" for n, v in zip(names, vals) if len(v))
-
-
-def verdicts(df: pd.DataFrame) -> list[Verdict]:
-    """Every claim under the post's protocol and the lab's, pinned cross-core; 'not measurable here' with the reason
-    when the cells are missing."""
-    out = []
-    scope = {"placement": PINNED}
-    if df is None or df.empty:
-        return [unmeasurable(c, "no results for this experiment", scope=scope) for c in CLAIMS]
-    for protocol in PROTOCOLS:
-        for cid, (fn, variants) in STATS.items():
-            vals = [forks(df, protocol, variant=v, placement=PINNED) for v in variants]
-            est = estimate(fn, *vals)
-            out.append(judge(CLAIM[cid], est, scope=scope, protocol=protocol, detail=_detail(vals, variants),
-                             missing=f"cells {', '.join(variants)} ({protocol.name} protocol) missing from these "
-                                     "results"))
-        mean = forks(df, protocol, "mean", variant="tcp-spin", placement=PINNED)
-        p50 = forks(df, protocol, "p50", variant="tcp-spin", placement=PINNED)
-        est = estimate(lambda a, b: a / b, mean, p50) if len(mean) == len(p50) else None
-        tail = median(df, "p99.9", protocol.name, variant="tcp-spin", placement=PINNED)
-        detail = (f"mean {fmt_ns(np.median(mean))}, p50 {fmt_ns(np.median(p50))}, p99.9 {fmt_ns(tail)}"
-                  if est else "")
-        out.append(judge(CLAIM["pingbuffet.average-is-not-latency"], est, scope=scope, protocol=protocol,
-                         detail=detail, missing=f"tcp-spin ({protocol.name} protocol) missing from these results"))
-    return out

@@ -5,9 +5,9 @@ Figures that read results draw one panel per machine (analysis.split)."""
 from __future__ import annotations
 
 from ... import analysis, plots
-from .claims import SUMMARY
-from .rows import ORDERS, P, STATS, rows
-from .sweep import JUDGED, PINNED, VARIANTS
+from .meta import JUDGED, VARIANTS
+from .rows import ORDERS, P, STATS, SUMMARY, rows
+from .sweep import PINNED
 
 COLORS = plots.colors_for(JUDGED + [v for v in VARIANTS if v not in JUDGED])
 

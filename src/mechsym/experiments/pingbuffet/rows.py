@@ -13,12 +13,13 @@ import numpy as np
 import pandas as pd
 
 from ... import analysis
-from .sweep import PLACEMENTS, VARIANTS
+from .meta import PLACEMENTS, VARIANTS
 
 POST = dataclasses.replace(analysis.POST, text="the kernel's post protocol (raw round trips sorted, as the post's "
                            "tool read them): the first run after one warm-up run in each JVM")
 LAB = analysis.LAB
 PROTOCOLS = (POST, LAB)
+SUMMARY = "A Java Ping Buffet: sample results (pinned with taskset, default settings)"   # the post's table of its sample results
 STATS = ["min", "p50", "p90", "p99", "p99.9", "p99.99", "max"]
 P = {"min": 0.0, "p50": 0.5, "p90": 0.9, "p99": 0.99, "p99.9": 0.999, "p99.99": 0.9999, "max": 1.0}
 ORDERS = {"variant": list(VARIANTS), "placement": list(PLACEMENTS), "protocol": ["post", "lab"],

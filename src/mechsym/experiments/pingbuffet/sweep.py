@@ -2,56 +2,22 @@
 
 from __future__ import annotations
 
+import functools
+
 from ... import MechsymError, cpus, scratch
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...sweep import Cell
+from .meta import JUDGED, NAME, PLACEMENTS, PRESETS, VARIANTS
 
-NAME = "pingbuffet"
-TITLE = "The Java ping buffet: loopback round trips per transport (TCP, UDP, IPC), two JVMs, percentiles"
-NOTEBOOKS = ["13-ping-buffet"]
-POST = "2013-07-01-java-ping-buffet-and-2013-04-07-135m-messages-ipc.md"
-REF = "2013-07-01-java-ping-buffet-and-2013-04-07-135m-messages-ipc"
 KERNEL = "mechsym.ping.PingBuffet"
 IPC_FILE_BYTES = 4096   # the IPC variant's mapped file (Links.IPC_BYTES)
 
-# variant -> (kernel mode, yield while spinning, wait between pings in ns, what it stands for)
-VARIANTS = {
-    "ipc-spin": ("ipc-spin", False, 0, "IPC through a memory-mapped file, busy spin"),
-    "udp-spin": ("udp-spin", False, 0, "UDP, busy spin on non-blocking sockets"),
-    "tcp-spin": ("tcp-spin", False, 0, "TCP, busy spin on non-blocking sockets"),
-    "tcp-selectnow": ("tcp-selectnow", False, 0, "TCP, Selector busy spin on selectNow"),
-    "tcp-block": ("tcp-block", False, 0, "TCP, blocking sockets"),
-    "tcp-select": ("tcp-select", False, 0, "TCP, Selector blocking on select"),
-    "timer": ("timer", False, 0, "no ping: the timer's own error (the post's ErrPingClient)"),
-    "tcp-spin-yield": ("tcp-spin", True, 0, "TCP busy spin with Thread.yield() on every empty read (-Dyield=true)"),
-    "ipc-spin-yield": ("ipc-spin", True, 0, "IPC busy spin with Thread.yield() on every empty read"),
-    "tcp-spin-wait": ("tcp-spin", False, 1_000, "TCP busy spin, 1 µs between pings (-DwaitNanos=1000)"),
-}
-# The post's own summary rows, judged: run with the kernel's post protocol too (raw array, sorted, (int)(N*p)).
-JUDGED = ["ipc-spin", "udp-spin", "tcp-spin", "tcp-selectnow", "tcp-block", "tcp-select", "timer"]
 PINNED = "cross-core"   # the post: "For TCP/UDP the best results I observed were across different cores"
-# Beyond cross-core: one CPU for both JVMs (a spin there waits for the scheduler's time slice, so only the yielding
-# and blocking variants) and unpinned.
-PLACEMENTS = {
-    "cross-core": list(VARIANTS),
-    "same-cpu": ["tcp-block", "tcp-spin-yield", "ipc-spin-yield"],
-    "unpinned": ["ipc-spin", "tcp-spin", "tcp-block"],
-}
 PLACEMENT_TEXT = {
     "cross-core": "client and server threads on two CPUs of different cores (the post's taskset runs)",
     "same-cpu": "client and server threads on one CPU",
     "unpinned": "no pinning: the scheduler decides",
-}
-
-PRESETS = {
-    "smoke": {"pings": 2_000, "runs": 1, "warmup_runs": 1, "forks": 1, "other_forks": 1, "timeout": 60,
-              "variants": ["ipc-spin", "tcp-spin", "timer"], "placements": ["cross-core"], "post": ["tcp-spin"]},
-    "standard": {"pings": 20_000, "runs": 3, "warmup_runs": 1, "forks": 5, "other_forks": 3, "timeout": 120,
-                 "variants": list(VARIANTS), "placements": list(PLACEMENTS), "post": JUDGED},
-    # the post's tool: 100,000 pings a row, 10 rows per JVM (its sample shows the first, cold, row's tail)
-    "full": {"pings": 100_000, "runs": 9, "warmup_runs": 1, "forks": 5, "other_forks": 5, "timeout": 1_800,
-             "variants": list(VARIANTS), "placements": list(PLACEMENTS), "post": JUDGED},
 }
 
 
@@ -97,6 +63,6 @@ def session(cells: list[Cell], meta: dict):
     return scratch.session(NAME, IPC_FILE_BYTES, meta)
 
 
-def placements_table(topo: Topology | None = None):
-    """Which CPUs each placement uses on this machine, or why it is missing."""
-    return cpus.placements_table({p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, ('client', 'server'), topo)
+# Which CPUs each placement uses on this machine, or why it is missing (the shared table, this experiment's roles).
+placements_table = functools.partial(cpus.placements_table,
+                                     {p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, ("client", "server"))

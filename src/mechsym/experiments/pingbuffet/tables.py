@@ -10,9 +10,9 @@ import pandas as pd
 from ... import analysis
 from ...analysis import fmt_ns, fmt_ratio
 from ...verdicts import estimate
-from .claims import SUMMARY
-from .rows import LAB, ORDERS, POST, STATS, forks, median, rows
-from .sweep import JUDGED, PINNED, VARIANTS
+from .meta import JUDGED, VARIANTS
+from .rows import LAB, ORDERS, POST, STATS, SUMMARY, forks, median, rows
+from .sweep import PINNED
 
 HEAD = {"min": "Min", "p50": "50%", "p90": "90%", "p99": "99%", "p99.9": "99.9%", "p99.99": "99.99%", "max": "Max"}
 

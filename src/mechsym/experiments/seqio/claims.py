@@ -1,35 +1,19 @@
-"""seqio's claims and verdicts: each statistic computed per fork (one JVM doing five passes: its median of passes
-2-5, the post's passes after the first) with a 95% interval over forks, under each kernel protocol.
-
-Protocols (the verdict's `protocol` column): "post" judges the kernel's post protocol, which reproduces the
-structure of the post's TestSequentialIoPerf listing; "lab" judges the lab's own kernel (a changing data pattern
-checked after every read, windows unmapped when done, ...). On this lab's machine they disagree on the mapped
-read, and with it on "RandomAccessFile and NIO read fastest": the harness, not the device, decides that claim.
-"""
+"""seqio's claims as data: the post's sentences, the rules that read them, and each statistic computed from the
+post's own tables (data/reference) and from a fork's medians alike (verdicts.py judges them)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from ... import analysis
-from ...analysis import Protocol, by_machine
-from ...verdicts import Claim, Rule, Verdict, estimate, judge, unmeasurable
-from .sweep import POST_METHODS
-from .tables import REFERENCE, reference_medians, throughput
+from ...verdicts import Claim, Rule
+from .meta import POST_FILE, REFERENCE
+from .rows import reference_medians
 
-POST = "2011-12-26-java-sequential-io-performance.md"
 NB = "04-sequential-io"
 COLD = ("evicted", "larger-than-ram")
 POST_COLD = "larger-than-ram"   # the post's 8GB file on 8GB of RAM, in data/reference
 BUFFERS = ["channel-heap", "mapped"]                # the post's ByteBuffer and Channel methods
 OTHERS = ["random-access-file", "buffered-stream"]  # the rest of the IO library
-
-KERNEL_POST = Protocol("post", "the kernel's post protocol (the structure of the post's listing); per JVM the median "
-                       "of passes 2-5", analysis.median_run)
-KERNEL_LAB = Protocol("lab", "the lab's kernel (a data pattern that changes every pass, windows unmapped when done); "
-                      "per JVM the median of passes 2-5", analysis.median_run)
-KERNEL_PROTOCOLS = (KERNEL_POST, KERNEL_LAB)
-
 
 def _ref(ref: pd.DataFrame) -> dict:
     """{(regime, direction): {method: the post's median MB/s over passes 2-5}}."""
@@ -66,7 +50,7 @@ def narrowing(c: dict, cold: str, direction: str) -> float:
 
 
 CLAIMS = [
-    Claim("seqio.raf-channel-read-fastest", POST, NB,
+    Claim("seqio.raf-channel-read-fastest", POST_FILE, NB,
           "For reading, RandomAccessFile and NIO FileChannel do very well: they read fastest from the page cache.",
           "400MB file, medians of passes 2-5: RandomAccessFile 1,422 MB/s, FileChannel 1,537 (two slow passes first); "
           "MemoryMappedFile 304, BufferedStreamFile 154: the slower of the two 4.7x the faster of the others",
@@ -78,7 +62,7 @@ CLAIMS = [
                                        "four methods"),
           statistic="slower of RandomAccessFile/FileChannel over faster of streams/mapped, read MB/s", unit="x",
           reference=REFERENCE, from_post=lambda ref: read_lead(_ref(ref))),
-    Claim("seqio.mapped-wins-writes", POST, NB,
+    Claim("seqio.mapped-wins-writes", POST_FILE, NB,
           "Memory-mapped files win for writes in some cases.",
           "400MB file: MemoryMappedFile 327 MB/s vs RandomAccessFile 256, FileChannel 228, streams 104 (1.28x); "
           "8GB file: 122 vs 192 (0.63x)",
@@ -89,7 +73,7 @@ CLAIMS = [
                                        "regime"),
           statistic="mapped over the fastest other method, write MB/s, best regime", unit="x",
           reference=REFERENCE, from_post=lambda ref: mapped_write_lead(_ref(ref), ["page-cache", POST_COLD])),
-    Claim("seqio.streams-lag", POST, NB,
+    Claim("seqio.streams-lag", POST_FILE, NB,
           "Buffered streams lag behind the other means (never found useful for performance).",
           "400MB file: streams write 104 MB/s and read 154, the slowest of the four; the next slowest is 1.98x "
           "faster (mapped reads)",
@@ -100,7 +84,7 @@ CLAIMS = [
                                        "three, for writes and for reads"),
           statistic="slowest other method over buffered streams, MB/s, worse direction", unit="x",
           reference=REFERENCE, from_post=lambda ref: streams_margin(_ref(ref))),
-    Claim("seqio.channels-best-optimised", POST, NB,
+    Claim("seqio.channels-best-optimised", POST_FILE, NB,
           "ByteBuffers and Channels are the best optimised parts of the IO libraries.",
           "the faster of FileChannel/MemoryMappedFile over the faster of RandomAccessFile/streams: 400MB writes "
           "1.28x, reads 1.08x; 8GB writes 0.99x, reads 0.91x (RandomAccessFile reads 253 MB/s, mapped 231)",
@@ -114,7 +98,7 @@ CLAIMS = [
           statistic="best ByteBuffer/Channel method over best other method, MB/s, worst regime and direction",
           unit="x", reference=REFERENCE,
           from_post=lambda ref: buffers_margin(_ref(ref), ["page-cache", POST_COLD])),
-    *[Claim(f"seqio.cold-narrows-{d}", POST, NB,
+    *[Claim(f"seqio.cold-narrows-{d}", POST_FILE, NB,
             f"When the file does not fit the page cache, the differences between the methods narrow: {d}s.",
             {"write": "fastest/slowest median write: 400MB 3.1x -> 8GB 1.6x (0.51 of it)",
              "read": "fastest/slowest median read: 400MB 10.0x -> 8GB 1.7x (0.17 of it)"}[d],
@@ -126,69 +110,3 @@ CLAIMS = [
       for d in ("write", "read")],
 ]
 CLAIM = {c.id: c for c in CLAIMS}
-
-
-@by_machine
-def verdicts(df: pd.DataFrame) -> list[Verdict]:
-    """Every claim under each kernel protocol and JDK found in the rows (one machine's rows: by_machine splits)."""
-    t = throughput(df, measured_only=True) if len(df) and "metric" in df else pd.DataFrame()
-    t = t[t["variant"].isin(POST_METHODS)] if len(t) else t
-    out: list[Verdict] = []
-    for proto in KERNEL_PROTOCOLS:
-        rows = t[t["protocol"] == proto.name] if len(t) else t
-        if rows.empty:
-            why = ("no measured results" if t.empty else
-                   f"no {proto.name}-protocol runs in these results"
-                   + (" (stored before the kernel had its post protocol)" if proto is KERNEL_POST else ""))
-            out += [unmeasurable(c, why, protocol=proto) for c in CLAIMS]
-            continue
-        for jdk in analysis.jdks(rows):
-            out += _judge_all(rows[rows["jdk"] == jdk], proto, jdk)
-    return out
-
-
-def _judge_all(rows: pd.DataFrame, proto: Protocol, jdk: str) -> list[Verdict]:
-    have = analysis.ordered(rows["regime"], ["page-cache", *COLD])
-    colds = [g for g in have if g in COLD]
-    cells = [(g, d) for g in have for d in ("write", "read")]
-    forks = {(g, d, m): analysis.fork_values(rows, proto, regime=g, direction=d, variant=m)
-             for g, d in cells for m in POST_METHODS}
-
-    def est(stat, regimes):
-        keys = [(g, d, m) for g in regimes for d in ("write", "read") for m in POST_METHODS]
-        if not regimes or any(forks.get(k) is None or not len(forks[k]) for k in keys):
-            return None
-        return estimate(lambda *v: stat(_nest(keys, v)), *[forks[k] for k in keys])
-
-    scope = {"jdk": jdk}
-    out = [
-        judge(CLAIM["seqio.raf-channel-read-fastest"], est(read_lead, ["page-cache"]),
-              scope={**scope, "regime": "page-cache"}, protocol=proto, missing="page-cache runs of the four methods "
-              "missing"),
-        judge(CLAIM["seqio.mapped-wins-writes"], est(lambda c: mapped_write_lead(c, have), have), scope=scope,
-              protocol=proto, detail=f"best of {', '.join(have)}", missing="writes of the four methods missing"),
-        judge(CLAIM["seqio.streams-lag"], est(streams_margin, ["page-cache"]), scope={**scope, "regime": "page-cache"},
-              protocol=proto, missing="page-cache runs of the four methods missing"),
-    ]
-    both = ["page-cache", colds[0]] if "page-cache" in have and colds else []
-    out.append(judge(CLAIM["seqio.channels-best-optimised"], est(lambda c: buffers_margin(c, both), both),
-                     scope=scope, protocol=proto, detail=f"worst of {' and '.join(both)}, writes and reads",
-                     missing="needs the page-cache regime and a cold one"))
-    for d in ("write", "read"):
-        claim = CLAIM[f"seqio.cold-narrows-{d}"]
-        if not colds or "page-cache" not in have:
-            out.append(unmeasurable(claim, "needs the page-cache regime and a cold one", scope=scope, protocol=proto))
-        for cold in colds if "page-cache" in have else []:
-            out.append(judge(claim, est(lambda c, cold=cold: narrowing(c, cold, d), ["page-cache", cold]),
-                             scope={**scope, "regime": cold}, protocol=proto,
-                             missing=f"{cold}: the four methods' {d}s missing"))
-    return out
-
-
-def _nest(keys: list[tuple], values) -> dict:
-    """[(regime, direction, method)], [value] -> {(regime, direction): {method: value}}."""
-    out: dict = {}
-    for (g, d, m), v in zip(keys, values):
-        out.setdefault((g, d), {})[m] = float(v)
-    return out
-

@@ -6,8 +6,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from ... import analysis, plots
-from .sweep import DD, METHODS, POST_METHODS, REGIMES
-from .tables import PROTOCOLS, device_ceiling, throughput
+from .meta import POST_METHODS
+from .rows import PROTOCOL_NAMES, throughput
+from .sweep import DD, METHODS, REGIMES
+from .tables import device_ceiling
 
 COLORS = {v: plots.VARIANT_COLORS[v] for v in ("random-access-file", "buffered-stream", "channel-heap",
                                                "channel-direct", "mapped", "buffered-stream-biased", "dd", "dd-cached")}
@@ -127,7 +129,7 @@ def plot_protocols(df: pd.DataFrame):
             ax = axes[i][j]
             sub = analysis.where(pf, regime=regime, direction=direction, **({"machine": machine} if machine else {}))
             plots.strip(ax, sub, "variant", order=[v for v in POST_METHODS if v in set(sub["variant"])],
-                        hue="protocol", hue_order=[p for p in PROTOCOLS if p in set(sub["protocol"])],
+                        hue="protocol", hue_order=[p for p in PROTOCOL_NAMES if p in set(sub["protocol"])],
                         colors={"post": "#7f7f7f", "lab": "#1f77b4"})
             where = f"{machine}: " if len(analysis.machines(pf)) > 1 else ""
             ax.set_title(f"{where}{regime}: {direction}s, post protocol vs lab kernel", fontsize=10)

@@ -32,15 +32,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from ... import MechsymError, store
+from ... import MechsymError, scratch, store
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...launch import KernelError
+from ...scratch import check_space, evict, eviction_available, scratch_base
 from ...sweep import Cell, Fork, check_preset
-from . import scratch
-from .scratch import SIZE_ENV, check_space, evict, eviction_available, parse_size, ram_bytes, scratch_base
+from .meta import PRESETS
 
-NAME = "seqio"
 KERNEL = "mechsym.io.SequentialIo"
 WARMUP_PASSES = 1
 MB = 1e6  # MB/s = 10^6 bytes per second, as the post's bytes/sec divided by 10^6
@@ -57,7 +56,6 @@ METHODS = {
 }
 KERNEL_METHODS = ["random-access-file", "buffered-stream", "channel-heap", "channel-direct", "mapped"]
 ALL = "all"  # the post protocol's cell: the post's four cases in one JVM
-POST_METHODS = ["random-access-file", "buffered-stream", "channel-heap", "mapped"]
 BIASED = ("-XX:+UseBiasedLocking", "-XX:BiasedLockingStartupDelay=0")
 DD = {
     "dd": "dd bs=1M: writes conv=fdatasync, reads after eviction (the device's own limit); "
@@ -72,17 +70,44 @@ REGIMES = {
 }
 POST_REGIME = {"page-cache": "page-cache", "evicted": "larger-than-ram", "larger-than-ram": "larger-than-ram"}
 
-PRESETS = {
-    # sizes are multiples of 4096; 409,600,000 = 4096 x 100,000 (the post's 400MB). The evicted regime's file is
-    # half that in `standard`: eviction before every phase, not the size, makes it cold, and the smaller file keeps
-    # three forks per cell of both kernel protocols within ~15 minutes on 2 cores.
-    "smoke": {"cache_size": 8 * 2**20, "cold_size": 8 * 2**20, "passes": 2, "forks": 1, "window": 2**20,
-              "methods": POST_METHODS + ["channel-direct"], "jdks": 1, "larger_than_ram": False, "timeout": 60},
-    "standard": {"cache_size": 409_600_000, "cold_size": 204_800_000, "passes": 5, "forks": 3, "window": None,
-                 "methods": POST_METHODS + ["channel-direct"], "jdks": 1, "larger_than_ram": False, "timeout": 900},
-    "full": {"cache_size": 409_600_000, "cold_size": 8_192_000_000, "passes": 5, "forks": 5, "window": None,
-             "methods": POST_METHODS + ["channel-direct"], "jdks": None, "larger_than_ram": True, "timeout": 7200},
-}
+
+PAGE = 4096
+SIZE_ENV = "MECHSYM_SEQIO_SIZE"     # the "does not fit" file's size, e.g. 30G; larger than RAM = a real file
+
+
+def parse_size(text: str) -> int:
+    """'400M', '8G', '30GiB', '409600000' -> bytes, rounded down to a multiple of 4096."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*", str(text), re.I)
+    if not m:
+        raise MechsymError(f"{SIZE_ENV}={text}: expected a size such as 400M, 8G or 30GiB")
+    unit = m.group(2).lower()
+    base = 1024 if m.group(3).lower().startswith("i") else 1000
+    value = float(m.group(1)) * base ** " kmgt".index(unit or " ")
+    size = int(value) // PAGE * PAGE
+    if size < PAGE:
+        raise MechsymError(f"{SIZE_ENV}={text}: at least 4096 bytes")
+    return size
+
+
+def ram_bytes() -> int:
+    return store._mem_bytes()
+
+
+def write_pattern(path: Path, size: int, seed: int = 1) -> None:
+    """The kernel's data for one seed (byte i = (i & 0x7F) + salt(page, seed)): dd's source, so that dd writes the
+    same kind of bytes as the Java methods (a virtual disk may write zeros much faster than data)."""
+    pages = [bytes(((k & 0x7F) + s) & 0xFF for k in range(PAGE)) for s in range(256)]
+    mask = (1 << 64) - 1
+    a, b = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F
+    total = size // PAGE
+    try:
+        with open(path, "xb", buffering=0) as f:
+            for start in range(0, total, 256):
+                f.write(b"".join(pages[(((p + 1) * a + seed * b) & mask) >> 56]
+                                 for p in range(start, min(total, start + 256))))
+    except BaseException:  # a full disk or Ctrl-C: no short file left behind
+        path.unlink(missing_ok=True)
+        raise
 
 
 def regimes(preset: str) -> list[tuple[str, int, bool]]:
@@ -205,7 +230,7 @@ def prepare(fork: Fork) -> None:
     if not ws.file(size).exists():
         scratch.preallocate(ws.file(size), size)
     if fork.cell.runner and not ws.source(size).exists():
-        scratch.write_pattern(ws.source(size), size)
+        write_pattern(ws.source(size), size)
 
 
 def file_arg(fork: Fork) -> dict:

@@ -8,45 +8,9 @@ import pandas as pd
 
 from ... import analysis, nb
 from ...analysis import by_machine
-from .sweep import ALL, DD, METHODS, MB, NAME, POST_METHODS, POST_REGIME, REGIMES, WARMUP_PASSES
-
-REFERENCE = "2011-12-26-java-sequential-io"
-METRICS = ["write_throughput", "read_throughput"]
-PROTOCOLS = ["post", "lab"]  # the kernel's post protocol (the listing's structure), the lab's kernel
-ORDERS = {"regime": list(REGIMES), "direction": ["write", "read"], "protocol": PROTOCOLS,
-          "method": list(METHODS) + list(DD), "variant": list(METHODS) + list(DD)}
-
-
-def throughput(df: pd.DataFrame, measured_only: bool = False) -> pd.DataFrame:
-    """MB/s rows of forks that passed their checks: `direction` (write/read), `pass` (iteration + 1, 1 = first in
-    a fresh JVM) and `protocol` (the kernel's: "post" or "lab"; runs before the post protocol existed are "lab")."""
-    m = analysis.measured(df, METRICS, warmup=not measured_only)
-    if m.empty:
-        return m.assign(direction=pd.Series(dtype=str), protocol=pd.Series(dtype=str), **{"pass": pd.Series(dtype=int)})
-    m = m.assign(direction=m["metric"].str.split("_").str[0], **{"pass": m["iteration"].astype(int) + 1})
-    m["protocol"] = m["protocol"].fillna("lab").astype(str) if "protocol" in m else "lab"
-    cases = m["variant"] == ALL  # a post-protocol fork ran the four cases in one JVM: each row's case is its method
-    m.loc[cases, "variant"] = m.loc[cases, "method"]
-    m.loc[m["variant"].isin(list(DD)), "protocol"] = "-"  # dd is neither
-    return m
-
-
-def reference() -> pd.DataFrame:
-    """The post's two tables (data/reference), with MB/s and pass columns."""
-    from ...reference import load
-
-    ref = load(REFERENCE).copy()
-    ref["MB/s"] = ref["value"] / MB
-    ref["pass"] = ref["iteration"].astype(int) + 1
-    return ref
-
-
-def reference_medians(ref: pd.DataFrame) -> pd.Series:
-    """The post's median MB/s over passes 2-5, by (regime, direction, method): the `then` of every claim.
-    ref: the reference rows as data/reference holds them (bytes/s, iteration 0 = the first pass)."""
-    r = ref[ref["iteration"].astype(int) >= WARMUP_PASSES]
-    return (r["value"] / MB).groupby([r["regime"], r["direction"], r["method"]]).median()
-
+from .meta import NAME, POST_METHODS
+from .rows import ORDERS, PROTOCOL_NAMES, reference_medians, throughput
+from .sweep import DD, METHODS, POST_REGIME, REGIMES
 
 def reference_table(ref: pd.DataFrame) -> pd.DataFrame:
     """The post's two tables: MB/s per pass, method x (file, direction)."""
@@ -109,7 +73,7 @@ def protocols(df: pd.DataFrame) -> pd.DataFrame:
                                       f"had its post protocol ran the lab's kernel only"]})
     pf = analysis.per_fork(m, analysis.LAB, by=["regime", "direction", "variant", "protocol"])
     t = pf.groupby(["regime", "direction", "variant", "protocol"])["value"].median().unstack("protocol")
-    t = t.reindex(columns=PROTOCOLS).dropna().rename_axis(columns=None)
+    t = t.reindex(columns=PROTOCOL_NAMES).dropna().rename_axis(columns=None)
     t["lab / post"] = t["lab"] / t["post"]
     t = analysis.sort_by(t.reset_index().rename(columns={"variant": "method", "post": "post protocol MB/s",
                                                          "lab": "lab kernel MB/s"}), ORDERS)

@@ -17,18 +17,20 @@ runs after a warm-up. Every verdict (claims.py) is judged under both, per fork, 
 tables.py and figures.py hold what the notebooks show; every one of them is split per machine.
 """
 
-from .claims import CLAIM, CLAIMS, protocols_table, verdicts
+from .claims import CLAIM, CLAIMS
 from .figures import plot_ns_per_op, plot_percentiles, plot_reference_cv, plot_sorted_runs
+from .meta import NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, REFERENCE_ITL, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, per_fork_table, rows
-from .sweep import (NAME, NOTEBOOKS, PLACEMENTS, PRESETS, REF_CV, REF_ITL, TITLE, VARIANTS, cell_for, cells,
-                    pin_for, placements_table)
+from .sweep import PLACEMENTS, VARIANTS, cell_for, cells, pin_for, placements_table
 from .tables import (bounded_runs, comparison_cv, comparison_itl, forks_table, java_vs_c, percentiles,
                      reference_cv_table, reference_itl_table, run_to_run, summary, timer_table, wide_table)
+from .verdicts import protocols_table, verdicts
 
 __all__ = [
-    "CLAIM", "CLAIMS", "LAB", "NAME", "NOTEBOOKS", "PLACEMENTS", "POST", "PRESETS", "PROTOCOLS", "REF_CV", "REF_ITL",
-    "TITLE", "VARIANTS", "bounded_runs", "cell_for", "cells", "comparison_cv", "comparison_itl", "forks",
-    "forks_table", "java_vs_c", "per_fork_table", "percentiles", "pin_for", "placements_table", "plot_ns_per_op",
-    "plot_percentiles", "plot_reference_cv", "plot_sorted_runs", "protocols_table", "reference_cv_table",
-    "reference_itl_table", "rows", "run_to_run", "summary", "timer_table", "verdicts", "wide_table",
+    "CLAIM", "CLAIMS", "LAB", "NAME", "NOTEBOOKS", "PLACEMENTS", "POST", "POST_FILE", "PRESETS", "PROTOCOLS",
+    "REFERENCE", "REFERENCE_ITL", "TITLE", "VARIANTS", "bounded_runs", "cell_for", "cells", "comparison_cv",
+    "comparison_itl", "forks", "forks_table", "java_vs_c", "per_fork_table", "percentiles", "pin_for",
+    "placements_table", "plot_ns_per_op", "plot_percentiles", "plot_reference_cv", "plot_sorted_runs",
+    "protocols_table", "reference_cv_table", "reference_itl_table", "rows", "run_to_run", "summary", "timer_table",
+    "verdicts", "wide_table",
 ]

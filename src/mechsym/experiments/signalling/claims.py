@@ -5,16 +5,11 @@ Every threshold cites the post's sentence and states how its words are read; the
 
 from __future__ import annotations
 
-from dataclasses import replace
 
-import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...analysis import fmt_ns
-from ...verdicts import HOLDS, UNMEASURABLE, Claim, Rule, Verdict, estimate, judge, unmeasurable
-from .rows import PROTOCOLS, forks, median, post_rows, rows
-from .sweep import POST_CV, POST_ITL, REF_CV, REF_ITL
+from ...verdicts import Claim, Rule
+from .meta import POST_FILE, POST_FILE_ITL, REFERENCE, REFERENCE_ITL
 
 NB_CV, NB_ITL = "03-condition-variables", "08-inter-thread-latency"
 PINNED = "cross-core"
@@ -50,7 +45,7 @@ def _exact_ns(ref):              # duration / (2 x 500 M): Java 50.79 ns, C++ 45
 
 
 CLAIMS = [
-    Claim("signalling.lock-1000x-volatile", POST_CV, NB_CV,
+    Claim("signalling.lock-1000x-volatile", POST_FILE, NB_CV,
           "Signalling through a lock and condition variables costs orders of magnitude more latency than signalling "
           "through volatile counters (memory barriers); the post says three.",
           "2,023 ns/op (Linux, Nehalem, pinned) against the 2011-08-09 post's < 50 ns: 40x (10^1.6)",
@@ -61,9 +56,9 @@ CLAIMS = [
           rule=Rule(">=", 10, reading="'3 orders of magnitude' cannot be read literally: the post's own figures, "
                     "2,023-2,360 ns/op pinned against its < 50 ns, are 40-47x (10^1.6-10^1.7), and a literal "
                     "reading (>= 10^2.5 = 316x) would reject them; read as 'orders of magnitude' at all: >= 10x"),
-          statistic="lock + condition ns/op over volatile ns/op", unit="x", reference=REF_CV,
+          statistic="lock + condition ns/op over volatile ns/op", unit="x", reference=REFERENCE,
           from_post=_lock_over_volatile),
-    Claim("signalling.unpinned-several-times-slower", POST_CV, NB_CV,
+    Claim("signalling.unpinned-several-times-slower", POST_FILE, NB_CV,
           "On Linux, letting the OS schedule the threads (unpinned) is several times slower than pinning them.",
           "Linux 8,489 vs 2,023 ns/op = 4.2x (Nehalem), 16,808 vs 2,360 = 7.1x (Sandy Bridge); "
           "Windows 3,689 vs 2,082 = 1.8x",
@@ -73,9 +68,9 @@ CLAIMS = [
                 "rather than pinning them manually.",
           rule=Rule(">=", 2, reading="'the impact is clear' and Linux 'will greatly impact the performance' read "
                     "generously as at least 2x slower (the post's Linux runs: 4.2x and 7.1x)"),
-          statistic="lock + condition ns/op unpinned over pinned", unit="x", reference=REF_CV,
+          statistic="lock + condition ns/op unpinned over pinned", unit="x", reference=REFERENCE,
           from_post=_unpinned_over_pinned),
-    Claim("signalling.lock-latency-microseconds", POST_CV, NB_CV,
+    Claim("signalling.lock-latency-microseconds", POST_FILE, NB_CV,
           "The one-way latency to signal a change through a lock and condition is microseconds, like a network hop "
           "(~1 µs InfiniBand, < 5 µs 10GigE).",
           "2,023-2,360 ns/op pinned (Linux), 2,082 (Windows)",
@@ -85,8 +80,8 @@ CLAIMS = [
                 "InfiniBand and less than 5µs with 10GigE and user-space IP stacks.",
           rule=Rule("between", 500, 10_000, reading="'pretty much the same as' hops of ~1 µs to < 5 µs, read "
                     "generously as a factor 2 beyond either end: 0.5-10 µs"),
-          statistic="lock + condition ns/op, pinned", unit="ns", reference=REF_CV, from_post=_pinned_latency),
-    Claim("signalling.volatile-under-50ns", POST_ITL, NB_ITL,
+          statistic="lock + condition ns/op, pinned", unit="ns", reference=REFERENCE, from_post=_pinned_latency),
+    Claim("signalling.volatile-under-50ns", POST_FILE_ITL, NB_ITL,
           "Signalling a change between two threads through volatile counters costs less than 50 ns per exchange.",
           "Java 50.79 ns/op (printed 50), C++ 45.09 ns/op (printed 45); Sandy Bridge 2.2 GHz, taskset -c 2,4",
           "busy-spin ping-pong, cross-core: per fork ns/op, per runtime (each JDK, C)",
@@ -95,9 +90,9 @@ CLAIMS = [
           rule=Rule("<=", 51, reading="'less than 50ns' read as the post printed its results, ns/op by integer "
                     "division: its own Java run, 50,790,271,150 ns / 10^9 = 50.79 ns, printed '50'; so 50 stands "
                     "for anything below 51 ns"),
-          statistic="ns/op (duration / 2 x exchanges)", unit="ns", reference=REF_ITL,
+          statistic="ns/op (duration / 2 x exchanges)", unit="ns", reference=REFERENCE_ITL,
           from_post=lambda ref: _exact_ns(ref).max()),
-    Claim("signalling.20-30m-exchanges", POST_ITL, NB_ITL,
+    Claim("signalling.20-30m-exchanges", POST_FILE_ITL, NB_ITL,
           "Processing events in series, current processors can do 20-30 million exchanges per second.",
           "Java 19,688,810 ops/s, C++ 22,178,872 ops/s",
           "busy-spin ping-pong, cross-core: per fork ops/s (2 x exchanges / duration, the post's op/sec), "
@@ -107,9 +102,9 @@ CLAIMS = [
           rule=Rule(">=", 19.5e6, reading="'between 20-30 million' read as the post rounded: its own Java run, "
                     "19.69 M/s, is one it sums up as 20-30 million, so 20 M stands for anything that rounds to it "
                     "(>= 19.5 M); faster than 30 M is no failure of 'can do'"),
-          statistic="exchanges per second", unit="ops/s", reference=REF_ITL,
+          statistic="exchanges per second", unit="ops/s", reference=REFERENCE_ITL,
           from_post=lambda ref: _itl(ref, "throughput").min()),
-    Claim("signalling.java-c-equal", POST_ITL, NB_ITL,
+    Claim("signalling.java-c-equal", POST_FILE_ITL, NB_ITL,
           "Java and C++ signal between threads at about the same cost (C++ ~10% faster).",
           "50.79 vs 45.09 ns/op: Java / C++ = 1.13",
           "busy-spin ping-pong, cross-core: per fork ns/op of each JDK and of C (gcc -O2); the ratio of their "
@@ -117,122 +112,7 @@ CLAIMS = [
           quote="It would be possible to get a ~10% latency improvement by moving to C++.",
           rule=Rule("between", 0.75, 1.33, reading="'~10%' and 'slightly faster' read generously as Java / C "
                     "within 0.75..1.33, a third either way"),
-          statistic="Java ns/op over C ns/op", unit="x", reference=REF_ITL,
+          statistic="Java ns/op over C ns/op", unit="x", reference=REFERENCE_ITL,
           from_post=lambda ref: _exact_ns(ref)["Java"] / _exact_ns(ref)["C++"]),
 ]
 CLAIM = {c.id: c for c in CLAIMS}
-
-
-# ---------------------------------------------------------------- verdicts
-
-def _values(vals: np.ndarray, unit: str) -> str:
-    """The forks' own values, sorted (a bimodal cell shows here; a median hides it)."""
-    if len(vals) > 8:
-        return f"{len(vals)} forks"
-    return "forks: " + ", ".join(analysis.fmt_value(v, unit) for v in np.sort(vals))
-
-
-def _ratio(claim, num, den, scope, protocol, names, why=""):
-    est = estimate(lambda a, b: a / b, num, den)
-    detail = "" if est is None else (f"{names[0]} {fmt_ns(np.median(num))} / {names[1]} {fmt_ns(np.median(den))}; "
-                                     f"{_values(num, 'ns')} / {_values(den, 'ns')}")
-    return judge(claim, est, scope=scope, protocol=protocol, detail=detail, why=why,
-                 missing=f"{' or '.join(names)} cell missing from these results")
-
-
-def _single(claim, vals, scope, protocol, unit, why=""):
-    est = estimate(lambda a: a, vals)
-    return judge(claim, est, scope=scope, protocol=protocol, detail="" if est is None else _values(vals, unit),
-                 why=why, missing="cell missing from these results")
-
-
-def _typical(df, **cell) -> str:
-    """What the lab's sampled round trips show beside the mean (the post's ns/op): their median and their max."""
-    p50, top = median(df, "round_trip_p50", **cell), median(df, "round_trip_max", **cell)
-    return (f"the lab's sampled round trips (one timer call each): median {fmt_ns(p50)}, max {fmt_ns(top)}"
-            if p50 else "")
-
-
-def _source(df, protocol, **cell) -> str:
-    """Where the post's protocol was read from, when not from the kernels' post-protocol cells."""
-    if protocol.name != "post":
-        return ""
-    _, source = post_rows(df, **cell)
-    return "" if source.startswith("the kernels'") else f"post protocol read from {source} (no post-protocol cells)"
-
-
-def _join(*texts: str) -> str:
-    return "; ".join(t for t in texts if t)
-
-
-def _lock_verdicts(df, jdk, protocol) -> list[Verdict]:
-    cell = lambda variant, placement: forks(df, protocol, variant=variant, jdk=jdk, placement=placement)
-    lock, vol, unp = cell("locked", PINNED), cell("volatile-spin", PINNED), cell("locked", "unpinned")
-    scope = {"jdk": jdk, "placement": PINNED}
-    src = _source(df, protocol, variant="locked", jdk=jdk, placement=PINNED)
-    return [
-        _ratio(CLAIM["signalling.lock-1000x-volatile"], lock, vol, scope, protocol, ("locked", "volatile-spin"), src),
-        _ratio(CLAIM["signalling.unpinned-several-times-slower"], unp, lock,
-               {"jdk": jdk, "placement": "unpinned vs cross-core"}, protocol, ("unpinned", "cross-core"), src),
-        _single(CLAIM["signalling.lock-latency-microseconds"], lock, scope, protocol, "ns", src),
-    ]
-
-
-def _spin_verdicts(df, runtime, where, c_vals, protocol) -> list[Verdict]:
-    variant = "c-spin" if runtime == "c" else "volatile-spin"
-    scope = ({"runtime": "C (gcc)"} if runtime == "c" else {"jdk": runtime}) | {"placement": PINNED}
-    ns = forks(df, protocol, variant=variant, placement=PINNED, **where)
-    ops = forks(df, protocol, "throughput", variant=variant, placement=PINNED, **where)
-    src = _source(df, protocol, variant=variant, placement=PINNED, **where)
-    typical = _typical(df, variant=variant, placement=PINNED, **where)
-    out = [_single(CLAIM["signalling.volatile-under-50ns"], ns, scope, protocol, "ns", src),
-           _single(CLAIM["signalling.20-30m-exchanges"], ops, scope, protocol, "ops/s", src)]
-    out = [v if v.outcome in (HOLDS, UNMEASURABLE) else replace(v, why=_join(v.why, typical)) for v in out]
-    if runtime != "c":
-        c = CLAIM["signalling.java-c-equal"]
-        out.append(_ratio(c, ns, c_vals, scope, protocol, ("Java", "C"), src) if len(c_vals) else
-                   unmeasurable(c, "no C results (build it with `make`)", scope=scope, protocol=protocol))
-    return out
-
-
-@analysis.by_machine
-def verdicts(df: pd.DataFrame) -> list[Verdict]:
-    """Every claim per JDK (and C), under the post's protocol and then the lab's, one machine at a time."""
-    m = rows(df)
-    if m.empty:
-        return [unmeasurable(c, "no measured results") for c in CLAIMS]
-    if analysis.where(m, placement=PINNED).empty:
-        why = analysis.unavailable_reasons(df, "placement").get(PINNED, "no cross-core results")
-        return [unmeasurable(c, f"needs two CPUs on different cores: {why}") for c in CLAIMS]
-    java = analysis.jdks(m[m["language"] == "java"])
-    out: list[Verdict] = []
-    for jdk in java:
-        for protocol in PROTOCOLS:
-            out += _lock_verdicts(df, jdk, protocol)
-    for runtime in java + ["c"]:
-        for protocol in PROTOCOLS:
-            c_vals = forks(df, protocol, variant="c-spin", placement=PINNED)
-            out += _spin_verdicts(df, runtime, {"jdk": runtime}, c_vals, protocol)
-    order = {c.id: i for i, c in enumerate(CLAIMS)}
-    return sorted(out, key=lambda v: order[v.claim.id])
-
-
-@analysis.by_machine
-def protocols_table(df: pd.DataFrame, notebook: str) -> pd.DataFrame:
-    """The verdicts whose outcome changes with the protocol: post (first, cold run of each JVM) beside lab (median
-    of the warmed-up runs), same machine, same forks. A one-row note when the two agree everywhere."""
-    from ...verdicts import for_notebook
-
-    pairs: dict[tuple, dict] = {}
-    for v in for_notebook(verdicts(df), notebook):
-        pairs.setdefault((v.claim.id, v.scope_text), {})[v.protocol] = v
-    out = []
-    for (cid, scope), p in pairs.items():
-        post, lab = p.get("post"), p.get("lab")
-        if post and lab and post.outcome != lab.outcome:
-            out.append({"claim": cid.removeprefix("signalling."), "scope": scope,
-                        "post: first, cold run": f"{post.outcome}: {post.now.split(';')[0]}",
-                        "lab: median of warmed-up runs": f"{lab.outcome}: {lab.now.split(';')[0]}"})
-    if not out:
-        return pd.DataFrame({"note": ["the post's protocol and the lab's give the same outcome for every claim here"]})
-    return pd.DataFrame(out)

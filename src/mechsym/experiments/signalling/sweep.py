@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+
 from ... import MechsymError, cpus
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...sweep import Cell
+from .meta import PRESETS
 
-NAME = "signalling"
-TITLE = "Thread-to-thread signalling: lock + conditions vs volatile ping-pong, Java vs C, per CPU placement"
-NOTEBOOKS = ["03-condition-variables", "08-inter-thread-latency"]
-POST_CV = "2011-11-05-locks-condition-variables-latency-impact.md"
-POST_ITL = "2011-08-09-inter-thread-latency.md"
-REF_CV = "2011-11-05-locks-condition-variables"
-REF_ITL = "2011-08-09-inter-thread-latency"
 
 LOCKED = "mechsym.signalling.LockedSignalling"
 VOLATILE = "mechsym.signalling.VolatilePingPong"
@@ -35,10 +31,10 @@ VARIANTS = {
 # The kernels' wait modes (VolatilePingPong.WAITS and pingpong.c alike; a test reads both): the sweep runs spin and
 # yield; pause (Thread.onSpinWait / PAUSE) is there to try by hand, e.g. `--wait=pause`, and is not in the posts.
 WAITS = ["spin", "pause", "yield"]
-# The kernels' protocols (VolatilePingPong.PROTOCOLS, LockedSignalling.PROTOCOLS, pingpong.c; a test reads them):
+# The kernels' protocols (VolatilePingPong.PROTOCOL_NAMES, LockedSignalling.PROTOCOL_NAMES, pingpong.c; a test reads them):
 # lab, the harness (threads reused, warm-up runs, several measured runs, sampled round trips); post, the listing's
 # structure (fresh threads, the ping loop on main, one cold run per JVM here, as the posts ran it).
-PROTOCOLS = ["lab", "post"]
+PROTOCOL_NAMES = ["lab", "post"]
 # The cells the posts themselves ran, run again with the kernels' post protocol: the lock pinned and unpinned
 # (2011-11-05), the busy spin pinned in Java and C (2011-08-09). Same exchanges per run as the lab's cells.
 POST_CELLS = [("locked", "cross-core"), ("locked", "unpinned"), ("volatile-spin", "cross-core"),
@@ -51,21 +47,6 @@ PLACEMENT_TEXT = {
     "smt": "two SMT siblings of one core",
     "same-cpu": "both threads on one CPU",
     "unpinned": "no pinning: the scheduler decides",
-}
-
-PRESETS = {
-    "smoke": {"locked_iterations": 2_000, "volatile_iterations": 100_000, "yield_iterations": 20_000,
-              "runs": 2, "warmup_runs": 1, "forks": 1, "max_ms": 5_000, "same_cpu_max_ms": 150,
-              "same_cpu_runs": 1, "locked_sample_every": 10, "volatile_sample_every": 100,
-              "yield_sample_every": 100, "timeout": 60},
-    "standard": {"locked_iterations": 10_000, "volatile_iterations": 2_000_000, "yield_iterations": 200_000,
-                 "runs": 5, "warmup_runs": 1, "forks": 3, "max_ms": 5_000, "same_cpu_max_ms": 1_000,
-                 "same_cpu_runs": 3, "locked_sample_every": 10, "volatile_sample_every": 1_000,
-                 "yield_sample_every": 100, "timeout": 240},
-    "full": {"locked_iterations": 10_000_000, "volatile_iterations": 500_000_000, "yield_iterations": 10_000_000,
-             "runs": 5, "warmup_runs": 1, "forks": 5, "max_ms": 3_600_000, "same_cpu_max_ms": 10_000,
-             "same_cpu_runs": 3, "locked_sample_every": 100, "volatile_sample_every": 10_000,
-             "yield_sample_every": 1_000, "timeout": 7_200},
 }
 
 
@@ -86,7 +67,7 @@ def cell_for(variant: str, placement: str, preset: str, topo: Topology, jdk: Jdk
         raise MechsymError(f"variant '{variant}': allowed variants are {', '.join(VARIANTS)}")
     if preset not in PRESETS:
         raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
-    if protocol not in PROTOCOLS or protocol == "post" and (variant, placement) not in POST_CELLS:
+    if protocol not in PROTOCOL_NAMES or protocol == "post" and (variant, placement) not in POST_CELLS:
         raise MechsymError(f"protocol '{protocol}' for {variant} {placement}: allowed are lab, and post for "
                            + ", ".join(f"{v} {pl}" for v, pl in POST_CELLS))
     p = PRESETS[preset]
@@ -140,6 +121,6 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
     return out
 
 
-def placements_table(topo: Topology | None = None):
-    """Which CPUs each placement uses on this machine, or why it is missing."""
-    return cpus.placements_table({p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, None, topo)
+# Which CPUs each placement uses on this machine, or why it is missing (the shared table, this experiment's roles).
+placements_table = functools.partial(cpus.placements_table,
+                                     {p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, None)

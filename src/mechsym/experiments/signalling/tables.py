@@ -10,8 +10,9 @@ import pandas as pd
 from ... import analysis
 from ...analysis import fmt_ns, fmt_rate, fmt_ratio
 from ...verdicts import estimate
+from .meta import NAME
 from .rows import ORDERS, lab_rows, median, per_fork_table, rows
-from .sweep import NAME, PLACEMENTS
+from .sweep import PLACEMENTS
 
 PERCENTILES = ["p50", "p90", "p99", "p99.9", "max"]
 SPIN = ["volatile-spin", "c-spin"]

@@ -11,15 +11,17 @@ again with the post protocol (one cold run per fresh JVM). Verdicts (claims.py) 
 with 95% intervals over forks; tables.py and figures.py hold what the notebook shows, split per machine.
 """
 
-from .claims import CLAIM, CLAIMS, verdicts
+from .claims import CLAIM, CLAIMS
 from .figures import plot_fences, plot_table
+from .meta import NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, rows
-from .sweep import (C_METHODS, FENCES, JAVA_METHODS, NAME, NOTEBOOKS, PRESETS, REF, TABLE, TITLE, cell_for,
-                    cells)
+from .sweep import C_METHODS, FENCES, JAVA_METHODS, TABLE, cell_for, cells
 from .tables import comparison, fences_table, folding_table, forks_table, reference_table, summary
+from .verdicts import verdicts
 
 __all__ = [
-    "CLAIM", "CLAIMS", "C_METHODS", "FENCES", "JAVA_METHODS", "LAB", "NAME", "NOTEBOOKS", "POST", "PRESETS",
-    "PROTOCOLS", "REF", "TABLE", "TITLE", "cell_for", "cells", "comparison", "fences_table", "folding_table",
-    "forks", "forks_table", "plot_fences", "plot_table", "reference_table", "rows", "summary", "verdicts",
+    "CLAIM", "CLAIMS", "C_METHODS", "FENCES", "JAVA_METHODS", "LAB", "NAME", "NOTEBOOKS", "POST", "POST_FILE",
+    "PRESETS", "PROTOCOLS", "REFERENCE", "TABLE", "TITLE", "cell_for", "cells", "comparison", "fences_table",
+    "folding_table", "forks", "forks_table", "plot_fences", "plot_table", "reference_table", "rows", "summary",
+    "verdicts",
 ]

@@ -5,13 +5,11 @@ Every threshold cites the post's sentence and states how its words are read; the
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
 
-from ... import analysis
-from ...verdicts import Claim, Rule, Verdict, estimate, judge, unmeasurable
-from .rows import LAB, PROTOCOLS, forks, rows, runtimes, table_forks
-from .sweep import POST_MB, POST_SW, REF, TABLE
+from ...verdicts import Claim, Rule
+from .meta import POST_FILE_BARRIERS, POST_FILE, REFERENCE
+from .rows import post_ms
+from .sweep import TABLE
 
 NB = "10-single-writer"
 KEYS = list(TABLE)
@@ -19,12 +17,6 @@ KEYS = list(TABLE)
 # barrier < CAS < lock; two threads slower than one, for CAS and for the lock; the contended lock the slowest.
 STEPS = [("barrier", "one-thread"), ("cas", "barrier"), ("lock", "cas"), ("cas-2", "cas"), ("lock-2", "lock"),
          ("lock-2", "cas-2")]
-
-
-def post_ms(ref: pd.DataFrame) -> pd.Series:
-    """The post's table: row key -> ms for 500 M increments."""
-    t = ref[ref["metric"] == "duration"].set_index("method")["value"]
-    return pd.Series({key: float(t[label]) for key, (_, _, label) in TABLE.items()})
 
 
 def _smallest_step(*meds: float) -> float:
@@ -42,7 +34,7 @@ def _row_ratio(a: str, b: str):
 
 
 CLAIMS = [
-    Claim("singlewriter.table-order", POST_SW, NB,
+    Claim("singlewriter.table-order", POST_FILE, NB,
           "The costs rank as the table does: plain < memory barrier < CAS < lock for one thread; two threads cost "
           "more than one, for CAS and for the lock; the contended lock costs most.",
           "smallest step in that order: CAS / barrier = 5,700 / 4,700 = 1.21x (Westmere 2.4 GHz)",
@@ -52,9 +44,9 @@ CLAIMS = [
                 "very small and easy to reload from the L2/L3 cache, never mind main memory.",
           rule=Rule(">=", 1.0, reading="every step of the table's order holds when each slower / faster ratio is "
                     "above 1; the post gives no margin, so none is asked"),
-          statistic="smallest slower / faster ratio over the table's steps", unit="x", reference=REF,
+          statistic="smallest slower / faster ratio over the table's steps", unit="x", reference=REFERENCE,
           from_post=lambda ref: _smallest_step(*post_ms(ref))),
-    Claim("singlewriter.lock-contention-orders", POST_SW, NB,
+    Claim("singlewriter.lock-contention-orders", POST_FILE, NB,
           "Two threads contending for a lock cost orders of magnitude more per increment than one thread alone.",
           "118,000 / 300 ms = 393x",
           "ns per increment: two threads with a lock (pinned to two cores) over one thread, plain; the ratio of the "
@@ -62,9 +54,9 @@ CLAIMS = [
           quote="For highly contended data it is very easy to get into a situation whereby the system spends "
                 "significantly more time managing contention than doing real work.",
           rule=Rule(">=", 100, reading="the table's ~400x read generously as at least two orders of magnitude"),
-          statistic="two threads with lock / one thread, ns per increment", unit="x", reference=REF,
+          statistic="two threads with lock / one thread, ns per increment", unit="x", reference=REFERENCE,
           from_post=lambda ref: _row_ratio("lock-2", "one-thread")(*post_ms(ref))),
-    Claim("singlewriter.contention-not-instruction", POST_SW, NB,
+    Claim("singlewriter.contention-not-instruction", POST_FILE, NB,
           "Contention, not the instruction, is the big cost: the same CAS or lock costs several times more with two "
           "writers than with one.",
           "two threads / one thread: CAS 18,000 / 5,700 = 3.2x, lock 118,000 / 10,000 = 11.8x",
@@ -74,9 +66,9 @@ CLAIMS = [
                 "having multiple writers contend for any item of data or resource.",
           rule=Rule(">=", 2, reading="'the single biggest limitation' read as: a second writer at least doubles "
                     "the cost of the same instruction (the post's: 3.2x and 11.8x)"),
-          statistic="min(two threads / one thread) over CAS and lock", unit="x", reference=REF,
+          statistic="min(two threads / one thread) over CAS and lock", unit="x", reference=REFERENCE,
           from_post=lambda ref: _contended_over_uncontended(*post_ms(ref))),
-    Claim("singlewriter.barrier-significant", POST_MB, NB,
+    Claim("singlewriter.barrier-significant", POST_FILE_BARRIERS, NB,
           "A memory barrier has a significant cost: one thread incrementing with a barrier is many times slower "
           "than without.",
           "One Thread with Memory Barrier / One Thread = 4,700 / 300 = 15.7x (the 2011-09-22 table)",
@@ -86,9 +78,9 @@ CLAIMS = [
                 "therefore they have a significant performance cost which must be considered.",
           rule=Rule(">=", 5, reading="'a significant performance cost' read generously as at least 5x a plain "
                     "increment (the single-writer table's own: 15.7x)"),
-          statistic="barrier / plain, ns per increment", unit="x", reference=REF,
+          statistic="barrier / plain, ns per increment", unit="x", reference=REFERENCE,
           from_post=lambda ref: _row_ratio("barrier", "one-thread")(*post_ms(ref))),
-    Claim("singlewriter.release-store-cheap", POST_MB, NB,
+    Claim("singlewriter.release-store-cheap", POST_FILE_BARRIERS, NB,
           "An ordered (release) store needs no fence on x86: it costs far less than a volatile store, which is "
           "followed by one.",
           "the post gives no numbers (Figure 1 is a diagram)",
@@ -101,57 +93,3 @@ CLAIMS = [
           statistic="volatile store / release store, ns", unit="x", source="lab"),
 ]
 CLAIM = {c.id: c for c in CLAIMS}
-
-
-def _values(vals: np.ndarray) -> str:
-    return ", ".join(analysis.fmt_ns(v) for v in np.sort(vals))
-
-
-def _table_verdicts(df, jdk, protocol) -> list[Verdict]:
-    f = table_forks(df, protocol, jdk)
-    groups = [f[k] for k in KEYS]
-    med = {k: analysis.fmt_ns(np.median(v)) if len(v) else "—" for k, v in f.items()}
-    detail = "; ".join(f"{k} {med[k]}" for k in KEYS)
-    two = analysis.unavailable_reasons(df, "placement").get("cross-core")
-    missing = (f"the two-thread rows need two cores: {two}" if two else
-               "no cells of the post's table for this runtime and protocol")
-
-    def one(claim, fn, *keys):
-        gs = [f[k] for k in keys] if keys else groups
-        est = estimate(fn, *gs)
-        text = detail if not keys else "; ".join(f"{k} {med[k]} (forks: {_values(f[k])})" for k in keys)
-        two = not keys or any(k.endswith("-2") for k in keys)
-        scope = {"jdk": jdk} | ({"placement": "two threads on two cores"} if two else {})
-        return judge(claim, est, scope=scope, protocol=protocol, detail="" if est is None else text,
-                     missing=missing if two else "no one-thread cells of the table for this runtime and protocol")
-
-    return [
-        one(CLAIM["singlewriter.table-order"], _smallest_step),
-        one(CLAIM["singlewriter.lock-contention-orders"], lambda a, b: a / b, "lock-2", "one-thread"),
-        one(CLAIM["singlewriter.contention-not-instruction"],
-            lambda c1, c2, l1, l2: min(c2 / c1, l2 / l1), "cas", "cas-2", "lock", "lock-2"),
-        one(CLAIM["singlewriter.barrier-significant"], lambda a, b: a / b, "barrier", "one-thread"),
-    ]
-
-
-def _release_verdict(df, jdk) -> Verdict:
-    claim = CLAIM["singlewriter.release-store-cheap"]
-    vol, rel = forks(df, LAB, jdk, "barrier"), forks(df, LAB, jdk, "release")
-    est = estimate(lambda a, b: a / b, vol, rel)
-    detail = "" if est is None else f"volatile store forks: {_values(vol)}; release store forks: {_values(rel)}"
-    return judge(claim, est, scope={"jdk": jdk}, protocol=LAB, detail=detail,
-                 missing="no barrier or release cells for this runtime")
-
-
-@analysis.by_machine
-def verdicts(df: pd.DataFrame) -> list[Verdict]:
-    """Every claim per runtime (each JDK, then C), the table's claims under the post's protocol and the lab's."""
-    if rows(df).empty:
-        return [unmeasurable(c, "no measured results") for c in CLAIMS]
-    out: list[Verdict] = []
-    for jdk in runtimes(df):
-        for protocol in PROTOCOLS:
-            out += _table_verdicts(df, jdk, protocol)
-        out.append(_release_verdict(df, jdk))
-    order = {c.id: i for i, c in enumerate(CLAIMS)}
-    return sorted(out, key=lambda v: order[v.claim.id])

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import analysis, plots
-from .claims import post_ms
-from .rows import PROTOCOLS, forks, runtimes
-from .sweep import FENCES, POST_ITERATIONS, TABLE
+from .meta import POST_ITERATIONS
+from .rows import PROTOCOLS, forks, post_ms, runtimes
+from .sweep import FENCES, TABLE
 
 RUNTIME_COLORS = {"JDK 17": "#0072B2", "JDK 25": "#56B4E9", "C (gcc)": "#009E73"}
 

@@ -58,3 +58,9 @@ def median(df: pd.DataFrame, metric: str = "ns_per_op", **cell) -> float | None:
     """The median of the lab's measured runs of one cell (None when there are none)."""
     m = analysis.where(rows(df, metric), protocol="lab", **cell)
     return float(m["value"].median()) if len(m) else None
+
+
+def post_ms(ref: pd.DataFrame) -> pd.Series:
+    """The post's table: row key -> ms for 500 M increments."""
+    t = ref[ref["metric"] == "duration"].set_index("method")["value"]
+    return pd.Series({key: float(t[label]) for key, (_, _, label) in TABLE.items()})

@@ -6,14 +6,8 @@ from ... import MechsymError
 from ...cpus import Topology
 from ...jdk import Jdk
 from ...sweep import Cell
+from .meta import PRESETS
 
-NAME = "singlewriter"
-TITLE = "The cost of contention: one 64-bit counter, plain, with a barrier, CAS or a lock, one or two threads; fences"
-NOTEBOOKS = ["10-single-writer"]
-POST_SW = "2011-09-22-single-writer-principle.md"
-POST_MB = "2011-07-24-memory-barriers-fences.md"
-REF = "2011-09-22-single-writer-principle"
-POST_ITERATIONS = 500_000_000
 KERNEL = "mechsym.singlewriter.CounterCost"
 C_BINARY = "single_writer"
 
@@ -41,24 +35,10 @@ JAVA_METHODS = ["plain", "plain-foldable", "barrier", "cas", "lock", "release", 
 C_METHODS = ["plain", "plain-foldable", "barrier", "cas", "lock", "release", "sfence", "lfence", "mfence"]
 SHARED = ["cas", "lock"]            # the methods two threads run (the others would lose updates)
 FOLDING = ["plain", "plain-foldable"]  # run again at 10x the iterations: a real loop scales, a folded one does not
-PROTOCOLS = ["lab", "post"]
+PROTOCOL_NAMES = ["lab", "post"]
 # How long one increment takes, roughly, so each cell gets a count that runs long enough and not longer.
 FAST = {"plain", "plain-foldable", "release", "fence-release", "fence-acquire", "sfence"}
 TWO_THREADS = "cross-core"
-
-# post_iterations: the post-protocol cells' counts. A cold run pays the JIT's warm-up once: the post's 500 M hides it,
-# a short run does not, so the standard preset runs the post's 500 M where that costs well under a second (plain).
-PRESETS = {
-    "smoke": {"iterations": {"fast": 2_000_000, "slow": 200_000, "contended": 100_000},
-              "post_iterations": {"fast": 2_000_000, "slow": 200_000, "contended": 100_000},
-              "runs": 2, "warmup_runs": 1, "forks": 1, "timeout": 60},
-    "standard": {"iterations": {"fast": 100_000_000, "slow": 10_000_000, "contended": 2_000_000},
-                 "post_iterations": {"fast": POST_ITERATIONS, "slow": 10_000_000, "contended": 10_000_000},
-                 "runs": 3, "warmup_runs": 1, "forks": 5, "timeout": 300},
-    "full": {"iterations": {"fast": POST_ITERATIONS, "slow": POST_ITERATIONS, "contended": POST_ITERATIONS},
-             "post_iterations": {"fast": POST_ITERATIONS, "slow": POST_ITERATIONS, "contended": POST_ITERATIONS},
-             "runs": 3, "warmup_runs": 1, "forks": 5, "timeout": 7_200},
-}
 
 
 def iterations(preset: str, method: str, threads: int, protocol: str = "lab") -> int:
@@ -78,8 +58,8 @@ def cell_for(method: str, threads: int, preset: str, topo: Topology, jdk: Jdk | 
         raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
     if threads not in (1, 2) or threads == 2 and method not in SHARED:
         raise MechsymError(f"threads {threads} for {method}: 1, or 2 for {', '.join(SHARED)}")
-    if protocol not in PROTOCOLS:
-        raise MechsymError(f"protocol '{protocol}': allowed protocols are {', '.join(PROTOCOLS)}")
+    if protocol not in PROTOCOL_NAMES:
+        raise MechsymError(f"protocol '{protocol}': allowed protocols are {', '.join(PROTOCOL_NAMES)}")
     p = PRESETS[preset]
     cpus = topo.placement(TWO_THREADS) if threads == 2 else []
     runs, warmup = (1, 0) if protocol == "post" else (p["runs"], p["warmup_runs"])

@@ -10,9 +10,9 @@ import pandas as pd
 from ... import analysis
 from ...analysis import fmt_ns, fmt_ratio
 from ...verdicts import estimate
-from .claims import post_ms
-from .rows import ORDERS, PROTOCOLS, forks, median, rows, runtimes
-from .sweep import FENCES, FOLDING, POST_ITERATIONS, TABLE
+from .meta import POST_ITERATIONS
+from .rows import ORDERS, PROTOCOLS, forks, median, post_ms, rows, runtimes
+from .sweep import FENCES, FOLDING, TABLE
 
 
 def _ms(ns_per_op: float) -> str:

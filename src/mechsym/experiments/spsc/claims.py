@@ -1,16 +1,14 @@
 """The post's claims, as data: each with the sentence it comes from, the rule that reads it, and its statistic
-computed from the post's own numbers where the post gives them (data/reference). The verdicts are in judge.py."""
+computed from the post's own numbers where the post gives them (data/reference). The verdicts are in verdicts.py."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from ...verdicts import Claim, Rule
-from .sweep import CT_OPTIONS, MAIN_OPTIONS
+from .meta import MAIN_OPTIONS, NOTEBOOK, POST_FILE, REFERENCE
+from .sweep import CT_OPTIONS
 
-POST = "2013-07-15-spsc-queue-revisited-variance.md"
-NOTEBOOK = "05-spsc-variance"
-REFERENCE = "2013-07-15-spsc-queue-variance"
 MAIN = f"the post's options as JDK 7 ran them ('{MAIN_OPTIONS}')"
 SAME_CORE_NOTE = ("'Same core' (the post's SC) is judged on SMT siblings, most likely what it was on the post's "
                   "hyper-threaded Xeon, and on one logical CPU, which stands in where the machine has no SMT.")
@@ -32,7 +30,7 @@ def _band(ref: pd.DataFrame) -> float:
 
 
 CLAIMS = [
-    Claim("spsc.o1-bimodal-cross-core", POST, NOTEBOOK,
+    Claim("spsc.o1-bimodal-cross-core", POST_FILE, NOTEBOOK,
           "The original queue (O1), producer and consumer on different cores, gives half the performance 20% of the "
           "time.",
           "20% of 30 runs at half performance (dual-socket Xeon, JDK 7u17, the post's options)",
@@ -44,7 +42,7 @@ CLAIMS = [
                                        "holds with its interval too (Wilson 95% 9.5%-37%)"),
           statistic="share of O1's runs below 0.6x the median run", unit="%", reference=REFERENCE,
           from_post=lambda ref: _ref(ref, "O1", "share_of_runs_at_half_performance").iloc[0]),
-    Claim("spsc.o1-stable-within-a-run", POST, NOTEBOOK,
+    Claim("spsc.o1-stable-within-a-run", POST_FILE, NOTEBOOK,
           "Each run of the original queue is stable within itself: the variance is between runs (JVMs).",
           "'very stable within a given run' (figure only, no number)",
           f"O1 cross-core under {MAIN}: the median within-run CV (iteration to iteration, the measured 10) over the "
@@ -54,7 +52,7 @@ CLAIMS = [
           rule=Rule("<=", 0.5, reading="'very stable within a given run' read as: the spread inside a run is at most "
                                        "half the spread between runs"),
           statistic="O1's median within-run CV / its CV across runs", unit="x"),
-    Claim("spsc.i1-helps-same-core", POST, NOTEBOOK,
+    Claim("spsc.i1-helps-same-core", POST_FILE, NOTEBOOK,
           "Inlining the counters (I1) gives a small improvement over O1 on the same core.",
           "+3% average on the same core (I1/O1 = 1.03)",
           f"I1 / O1 average run summary on the same core under {MAIN}. " + SAME_CORE_NOTE,
@@ -62,7 +60,7 @@ CLAIMS = [
                 "core behaviour is actually worse.",
           rule=Rule(">=", 1.0, reading="'a small improvement' read as any: I1's average above O1's"),
           statistic="I1 / O1, average run summary", unit="x", reference=REFERENCE, from_post=_improvement("I1")),
-    Claim("spsc.i1-worse-cross-core", POST, NOTEBOOK,
+    Claim("spsc.i1-worse-cross-core", POST_FILE, NOTEBOOK,
           "Inlining the counters (I1) is worse than O1 across cores.",
           "'the cross core behaviour is actually worse' (figure only)",
           f"I1 / O1 average run summary cross-core under {MAIN}.",
@@ -70,7 +68,7 @@ CLAIMS = [
                 "core behaviour is actually worse.",
           rule=Rule("<=", 1.0, reading="'behaviour is actually worse' read as a lower average run summary than O1's"),
           statistic="I1 / O1, average run summary", unit="x"),
-    Claim("spsc.i4-removes-variance", POST, NOTEBOOK,
+    Claim("spsc.i4-removes-variance", POST_FILE, NOTEBOOK,
           "Inlined counters + padded class + padded data (I4) removes most of the run-to-run variance cross-core.",
           "'pretty flat indeed ... Very little variance remains' (figure only)",
           f"I4 and O1 cross-core under {MAIN}: the CV of I4's run summaries over O1's.",
@@ -78,7 +76,7 @@ CLAIMS = [
                 "the average result is a 10% improvement. Very little variance remains.",
           rule=Rule("<=", 0.5, reading="'very little variance remains' read as at most half of O1's run-to-run CV"),
           statistic="CV of I4's runs / CV of O1's runs", unit="x"),
-    Claim("spsc.i4-10pct-faster", POST, NOTEBOOK,
+    Claim("spsc.i4-10pct-faster", POST_FILE, NOTEBOOK,
           "I4 is about 10% faster than the original, on the same core and on average cross-core.",
           "+10% same core; +10% average cross core (I4/O1 = 1.10)",
           f"I4 / O1 average run summary per placement under {MAIN}. " + SAME_CORE_NOTE,
@@ -87,7 +85,7 @@ CLAIMS = [
                 "improvement.",
           rule=Rule(">=", 1.05, reading="'10%' read generously as at least 5% above O1's average"),
           statistic="I4 / O1, average run summary", unit="x", reference=REFERENCE, from_post=_improvement("I4")),
-    Claim("spsc.i4-110-120m", POST, NOTEBOOK,
+    Claim("spsc.i4-110-120m", POST_FILE, NOTEBOOK,
           "Even the best variant still moves: I4 between 110M and 120M ops/s, with a spike on either side.",
           "110M-120M ops/s: a band 8.7% of its middle (115M) wide",
           f"I4 cross-core under {MAIN} (the post does not name the placement): the width of the 10th-90th percentile "
@@ -98,7 +96,7 @@ CLAIMS = [
                                                   "about half to about twice the post's: 4% to 20% of the median; the "
                                                   "spikes on either side fall outside the 10th-90th percentiles"),
           statistic="I4's 10th-90th percentile band / median", unit="%", reference=REFERENCE, from_post=_band),
-    Claim("spsc.condcard-i1-best-cross-core", POST, NOTEBOOK,
+    Claim("spsc.condcard-i1-best-cross-core", POST_FILE, NOTEBOOK,
           "With -XX:+UseCondCardMark alone, I1 has the best average cross-core (133M).",
           "I1 best average cross core, 133M ops/s (the other variants' averages only in a figure)",
           "Option set 'condcard', cross-core: I1's average run summary over the best average of the post's other "
@@ -108,7 +106,7 @@ CLAIMS = [
           statistic="I1 / best other post variant, average run summary", unit="x",
           no_ratio="then is I1's absolute average on the post's Xeon (133M ops/s), now its margin over the best other "
                    "variant: absolute ops/s of different machines do not compare"),
-    Claim("spsc.compile-threshold-sinks-i1", POST, NOTEBOOK,
+    Claim("spsc.compile-threshold-sinks-i1", POST_FILE, NOTEBOOK,
           "Adding -XX:CompileThreshold=100000 turns I1 from the cross-core winner into 'rubbish'.",
           "'I1, which was the clear winner a second ago, is now rubbish' (figure only)",
           f"Option set '{CT_OPTIONS}' (where CompileThreshold acts: JDK 7 had no tiered compilation), cross-core: I1's "
@@ -116,7 +114,7 @@ CLAIMS = [
           quote="I1, which was the clear winner a second ago, is now rubbish.",
           rule=Rule("<=", 0.9, reading="'rubbish' read generously as at least 10% below the best variant's average"),
           statistic="I1 / best other post variant, average run summary", unit="x"),
-    Claim("spsc.options-reorder-winners", POST, NOTEBOOK,
+    Claim("spsc.options-reorder-winners", POST_FILE, NOTEBOOK,
           "The JVM options reorder which layout wins.",
           "winners: no options O1 (CC), I3 (SC); CondCardMark I1 (CC, SC); + CompileThreshold O2 (CC), I4 (SC); "
           "all the post's options O2 (CC) (figures only)",
@@ -129,7 +127,7 @@ CLAIMS = [
                                        "different variants first, each ahead of the other's winner"),
           statistic="smaller lead of two option sets' different winners (one winner everywhere: the closest "
                     "challenger's average / the winner's)", unit="x"),
-    Claim("spsc.cross-socket", POST, NOTEBOOK,
+    Claim("spsc.cross-socket", POST_FILE, NOTEBOOK,
           "Cross-socket, no layout improved on the original.",
           "'no improvement was made on that front' (data not shown)",
           f"Cross-socket under {MAIN}: the best average run summary of the post's other variants over O1's.",

@@ -6,8 +6,9 @@ from __future__ import annotations
 from matplotlib.ticker import MaxNLocator
 
 from ... import analysis, plots
-from .sweep import MAIN_OPTIONS, OPTION_SETS, PLACEMENT_LABELS, PLACEMENTS, QUEUES
-from .tables import cell, run_summaries
+from .meta import MAIN_OPTIONS, OPTION_SETS, QUEUES
+from .rows import cell, run_summaries
+from .sweep import PLACEMENTS, PLACEMENT_LABELS
 
 COLORS = plots.colors_for(["O1", "O2", "I1", "I2", "I3", "I4", "jctools"])   # plots.VARIANT_COLORS
 YLABEL = "run summary, ops/s\n(mean of its measured iterations)"

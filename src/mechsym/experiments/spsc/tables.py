@@ -1,74 +1,19 @@
-"""The spsc tables: one summary per run (fresh JVM) under the post's protocol, variance per cell, winners per
-option set, JCTools beside the post's best, where the queue landed in its cache line, what the JVM options did."""
+"""The spsc tables: variance per cell of the runs' summaries (rows.py), winners per option set, JCTools beside the
+post's best, where the queue landed in its cache line, what the JVM options did; and the queues' field layouts as JOL
+reads them (mechsym.spsc.SpscLayout, one JVM per JDK) beside the post's java-object-layout tables. Descriptive:
+that the port lays I1 and I3 out as the post did is a test of the port (tests/test_spsc_experiment.py), not a claim
+of the post."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ... import analysis, store
 from ...analysis import by_machine, fmt_pct, fmt_rate, fmt_ratio
 from ...verdicts import estimate_with
-from .sweep import MAIN_OPTIONS, OPTION_SETS, PLACEMENTS, POST_QUEUES, QUEUES
-
-# The post's protocol, which is also the lab's here: "each test runs 20 iterations, the summary is the average of
-# the last 10 test iterations", one run per fresh JVM. The kernel marks the first iterations as warm-up.
-PROTOCOL = analysis.Protocol(
-    "post", "one fresh JVM per run, 20 iterations; the run's summary is the mean throughput of the last 10",
-    analysis.mean_run)
-_WITHIN_CV = analysis.Protocol("within-run CV", "iteration-to-iteration CV inside one run",
-                               lambda values: float(values.std(ddof=0) / values.mean()))
-
-LOW = 0.6   # a run below 0.6x its cell's median run is at "half the performance" (the post's words, generously read)
-KEYS = ["jdk", "options", "placement", "variant"]
-EXTRA = ["pinning", "vm_cond_card_mark", "vm_tiered_compilation", "vm_numa", "queue_line_offset", "buffer_line_offset"]
-ORDERS = {"jdk": [], "options": list(OPTION_SETS), "placement": PLACEMENTS, "variant": list(QUEUES)}
-
-
-def throughput_rows(df: pd.DataFrame) -> pd.DataFrame:
-    """Measured throughput rows of the runs that passed their checks (the JOL layout rows left out)."""
-    m = analysis.measured(df, "throughput")
-    if "kind" in m:
-        m = m[m["kind"].astype(str) == "throughput"]
-    for c in ("options", "placement", "variant"):
-        if c in m:
-            m[c] = m[c].astype(str)
-    return m
-
-
-def run_summaries(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per run (fresh JVM, the unit of replication): KEYS, fork_key, `summary` (the post's: mean throughput
-    of the measured iterations), `within_cv` (iteration-to-iteration CV inside the run) and what the kernel recorded
-    about the run (pinning, JVM options as set, where the queue and its buffer sat in a cache line)."""
-    m = throughput_rows(df)
-    cols = KEYS + ["fork_key", "summary", "within_cv"]
-    if m.empty:
-        return pd.DataFrame(columns=cols)
-    extra = [c for c in EXTRA if c in m]
-    s = analysis.per_fork(m, PROTOCOL, by=KEYS + extra).rename(columns={"value": "summary"})
-    cv = analysis.per_fork(m, _WITHIN_CV, by=KEYS).rename(columns={"value": "within_cv"})
-    keys = [k for k in KEYS if k in m] + ["fork_key"]
-    s = s.merge(cv, on=keys, how="left")
-    for c in ("queue_line_offset", "buffer_line_offset"):
-        if c in s:
-            s[c] = pd.to_numeric(s[c], errors="coerce").astype("Int64")
-    return analysis.sort_by(s, ORDERS)
-
-
-def cell(s: pd.DataFrame, **eq) -> np.ndarray:
-    """The run summaries of one cell (jdk=, options=, placement=, variant=) as an array, one value per run."""
-    return analysis.where(s, **eq)["summary"].to_numpy(dtype=float)
-
-
-def cv(a: np.ndarray) -> float:
-    """Coefficient of variation across runs (sample standard deviation / mean)."""
-    return np.std(a, ddof=1) / np.mean(a) if len(a) > 1 else np.float64("nan")   # numpy: x/0 is inf, not an error
-
-
-def share_low(a: np.ndarray, below: float = LOW) -> float:
-    """Share of runs whose summary is below `below` x the cell's median run."""
-    return float(np.mean(a < below * np.median(a))) if len(a) else float("nan")
-
+from .meta import MAIN_OPTIONS, OPTION_SETS, QUEUES
+from .rows import KEYS, LOW, ORDERS, cell, cv, layout_rows, offsets, run_summaries, share_low
+from .sweep import POST_QUEUES
 
 @by_machine
 def variance_table(df: pd.DataFrame, jdk=None, options=None) -> pd.DataFrame:
@@ -225,3 +170,68 @@ def stored_runs(df: pd.DataFrame) -> pd.DataFrame:
             rows = None
         frames.append(rows if rows is not None and len(rows) else analysis.where(df, machine=machine))
     return pd.concat(frames, ignore_index=True)
+
+
+# ---------------------------------------------------------------- the queues' field layouts (JOL)
+
+PAD_FIELD = r"^(p\d+|p0i|b\d+)$"   # padding fields (p10.., p0i, O1's holder pads b000..) are left out of the tables
+CHECKS = ["min_hot_gap", "min_cross_gap", "cold_offset", "instance_size", "jol_unavailable"]
+
+
+def _bytes(t: pd.DataFrame) -> pd.DataFrame:
+    """Byte offsets and sizes as whole numbers (JOL's offsets are integers; the frame stores them as floats), a
+    missing one as <NA> (shown as '—')."""
+    t = t.copy()
+    for c in t.columns:
+        num = pd.to_numeric(t[c], errors="coerce")
+        if num.notna().any() and (num.dropna() == num.dropna().round()).all():
+            t[c] = num.round().astype("Int64")
+    return t
+
+
+@by_machine
+def layout_table(df: pd.DataFrame, queues=("I1", "I3", "I4", "O1", "jctools")) -> pd.DataFrame:
+    """Offsets (bytes) of the non-padding fields of each queue's object, per JDK, as JOL reads them; O1's holder
+    classes too."""
+    lay = layout_rows(df)
+    if lay.empty:
+        return pd.DataFrame()
+    off = lay[(lay["metric"] == "offset") & lay["queue"].isin(queues) & ~lay["key"].str.match(PAD_FIELD)].copy()
+    off["class"] = (off["class"].astype(str).str.replace("mechsym.spsc.", "", regex=False)
+                    .str.replace("org.jctools.queues.", "", regex=False))
+    off["field"] = off["field"].astype(str).str.split(".").str[-2:].str.join(".")
+    t = off.pivot_table(index=["queue", "class", "field"], columns="jdk", values="value", aggfunc="first")
+    jdks = analysis.ordered(t.columns)
+    t = t[jdks].reset_index().sort_values(jdks[0], kind="stable")        # by offset on the first JDK...
+    t = analysis.sort_by(t, {"queue": list(queues)})                      # ...within each queue
+    t[jdks] = _bytes(t[jdks])
+    return t.rename(columns={j: f"offset on JDK {j}" for j in jdks}).set_index(["queue", "class", "field"])
+
+
+@by_machine
+def layout_checks(df: pd.DataFrame) -> pd.DataFrame:
+    """Per queue and JDK: smallest gap between hot fields, between a producer and a consumer field, the first cold
+    field's offset and the instance size (bytes), read from the queue's own class."""
+    lay = layout_rows(df)
+    if lay.empty:
+        return pd.DataFrame()
+    own = lay.groupby(["jdk", "queue"])["class"].transform("first")
+    d = lay[(lay["class"] == own) & lay["metric"].isin(CHECKS)]
+    t = d.pivot_table(index=["queue", "jdk"], columns="metric", values="value", aggfunc="first").reset_index()
+    t = analysis.sort_by(t, {"queue": list(QUEUES), "jdk": []})
+    t = t.set_index(["queue", "jdk"])[[c for c in CHECKS if c in t.columns]]
+    return _bytes(t)
+
+
+@by_machine
+def layout_vs_post(df: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
+    """The post's java-object-layout offsets of I1 and I3 (data/reference) beside JOL's on each JDK here."""
+    r = ref[ref["metric"].isin(["offset", "instance_size"])][["variant", "field", "metric", "value"]].copy()
+    r["key"] = r["field"].str.rsplit(".", n=1).str[-1]
+    out = r.rename(columns={"value": "post (JDK 7u17)"})
+    lay = layout_rows(df)
+    for j in ([] if lay.empty else analysis.ordered(lay["jdk"].unique())):
+        got = offsets(df, j)
+        out[f"JDK {j}"] = [got.get((v, k)) for v, k in zip(out["variant"], out["key"])]
+    out = out.drop(columns=["key", "metric"]).set_index(["variant", "field"])
+    return _bytes(out)

@@ -14,18 +14,19 @@ the post never ran, the first, cold run of each JVM; the lab's: the median of th
 claims, judged per fork with intervals. tables.py and figures.py: what the notebook shows, split per machine.
 """
 
-from .claims import CLAIM, CLAIMS, FASTER, knee, verdicts
+from .claims import CLAIM, CLAIMS, FASTER
 from .figures import plot_listing, plot_reference, plot_sweep
-from .rows import COLD, LAB, ORDERS, POST, listing_forks, rows, runtimes, sweep_forks
-from .sweep import (C_KERNEL, KERNEL, NAME, NOTEBOOKS, POST_ARRAYS, PRESETS, PROTOCOLS, REF, SPLIT, TITLE, VARIANTS,
-                    cells, listing_cell, sweep_cell)
+from .meta import NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, TITLE
+from .rows import COLD, LAB, ORDERS, POST, PROTOCOLS, listing_forks, rows, runtimes, sweep_forks
+from .sweep import C_KERNEL, KERNEL, POST_ARRAYS, PROTOCOL_NAMES, SPLIT, VARIANTS, cells, listing_cell, sweep_cell
 from .tables import (forks_table, listing_table, protocols_table, reference_table, repetitions, summary,
                      sweep_table)
+from .verdicts import knee, verdicts
 
 __all__ = [
     "CLAIM", "CLAIMS", "COLD", "C_KERNEL", "FASTER", "KERNEL", "LAB", "NAME", "NOTEBOOKS", "ORDERS", "POST",
-    "POST_ARRAYS", "PRESETS", "PROTOCOLS", "REF", "SPLIT", "TITLE", "VARIANTS", "cells", "forks_table", "knee",
-    "listing_cell", "listing_forks", "listing_table", "plot_listing", "plot_reference", "plot_sweep",
-    "protocols_table", "reference_table", "repetitions", "rows", "runtimes", "summary", "sweep_cell", "sweep_forks",
-    "sweep_table", "verdicts",
+    "POST_ARRAYS", "POST_FILE", "PRESETS", "PROTOCOL_NAMES", "PROTOCOLS", "REFERENCE", "SPLIT", "TITLE", "VARIANTS",
+    "cells", "forks_table", "knee", "listing_cell", "listing_forks", "listing_table", "plot_listing",
+    "plot_reference", "plot_sweep", "protocols_table", "reference_table", "repetitions", "rows", "runtimes",
+    "summary", "sweep_cell", "sweep_forks", "sweep_table", "verdicts",
 ]

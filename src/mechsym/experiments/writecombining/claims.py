@@ -5,13 +5,11 @@ Every threshold cites the post's sentence and states how its words are read; the
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...verdicts import Claim, Rule, Verdict, estimate, estimate_with, judge, unmeasurable
-from .rows import COLD, LAB, POST, listing_forks, rows, runtimes, sweep_forks
-from .sweep import POST as POST_FILE, POST_ARRAYS, REF, SPLIT
+from ...verdicts import Claim, Rule
+from .meta import POST_FILE, REFERENCE
+from .sweep import SPLIT
 
 NB = "07-write-combining"
 FASTER = 1.2          # "much less time": the threshold of split-faster, and what "the effect appears" means below
@@ -36,7 +34,7 @@ CLAIMS = [
           quote="By splitting the loop we do much more work yet the program completes in much less time!",
           rule=Rule(">=", FASTER, reading=f"'much less time' read generously as the single loop taking at least "
                     f"{FASTER}x the split loops' time (a sixth less time); the post's own: 1.67x"),
-          statistic="SingleLoop time over SplitLoop time", unit="x", reference=REF, from_post=_post_ratio),
+          statistic="SingleLoop time over SplitLoop time", unit="x", reference=REFERENCE, from_post=_post_ratio),
     Claim("writecombining.factor-two", POST_FILE, NB,
           "Filling the write-combining buffers properly (two loops of three instead of one of six) makes the code "
           "about twice as fast.",
@@ -46,7 +44,7 @@ CLAIMS = [
                 "underlying hardware to accelerate our code by a factor of two.",
           rule=Rule(">=", 1.5, reading="'a factor of two' read generously as at least 1.5x: the post's own three "
                     "pairs gave 1.56x, 1.59x and 1.90x"),
-          statistic="SingleLoop time over SplitLoop time", unit="x", reference=REF, from_post=_post_ratio),
+          statistic="SingleLoop time over SplitLoop time", unit="x", reference=REFERENCE, from_post=_post_ratio),
     Claim("writecombining.four-buffers", POST_FILE, NB,
           "A loop loses the write-combining effect once it writes more than about four distinct locations per "
           "iteration: up to four arrays one loop costs per store what a loop of three does, past that it costs more.",
@@ -61,78 +59,6 @@ CLAIMS = [
                     f"costs {FASTER}x a loop of {SPLIT} per store (the gain of split-faster) at 5 arrays, generously "
                     f"at 4 to 6"),
           statistic=f"fewest arrays per loop costing {FASTER}x a loop of {SPLIT} per store", unit="arrays",
-          reference=REF),
+          reference=REFERENCE),
 ]
 CLAIM = {c.id: c for c in CLAIMS}
-
-
-def _values(vals: np.ndarray, unit: str) -> str:
-    """The forks' own values, sorted (a bimodal cell shows here; a median hides it)."""
-    if len(vals) > 8:
-        return f"{len(vals)} forks"
-    return "forks: " + ", ".join(analysis.fmt_value(v, unit) for v in np.sort(vals))
-
-
-def knee(single: np.ndarray, arrays: list[int]) -> float:
-    """The fewest arrays past SPLIT at which one loop's median ns per store (over forks: the rows) is FASTER x a loop
-    of SPLIT's; max(arrays) + 1 when none is."""
-    med = np.nanmedian(single, axis=0)
-    base = med[arrays.index(SPLIT)]
-    hits = [n for n, m in zip(arrays, med) if n > SPLIT and m / base >= FASTER]
-    return float(hits[0] if hits else max(arrays) + 1)
-
-
-def _at(forks: pd.DataFrame, arrays: int) -> np.ndarray:
-    """One sweep cell's per-fork values (a column of sweep_forks)."""
-    return forks[arrays].dropna().to_numpy(dtype=float) if arrays in forks else np.array([])
-
-
-def _split_verdicts(df, runtime, scope) -> list[Verdict]:
-    out = []
-    listing = listing_forks(df, runtime)
-    ratios = (listing["single loop"] / listing["split loops"]).to_numpy(dtype=float) if len(listing) else []
-    one, three = (_at(sweep_forks(df, runtime, v), POST_ARRAYS) for v in ("single-loop", "split-loops"))
-    for cid in ("writecombining.split-faster", "writecombining.factor-two"):
-        claim = CLAIM[cid]
-        est = estimate(lambda a: a, ratios)
-        out.append(judge(claim, est, scope=scope, protocol=POST, missing="no listing cells in these results",
-                         detail="" if est is None else "per fork, mean of 3 repetitions; " + _values(ratios, "x")))
-        est = estimate(lambda a, b: a / b, one, three)
-        out.append(judge(claim, est, scope=scope, protocol=LAB, missing="no sweep cells at 6 arrays",
-                         detail="" if est is None else f"6 arrays: one loop {analysis.fmt_ns(np.nanmedian(one))} / "
-                         f"loops of 3 {analysis.fmt_ns(np.nanmedian(three))} per store"))
-    return out
-
-
-def _knee_verdicts(df, runtime, scope) -> list[Verdict]:
-    claim = CLAIM["writecombining.four-buffers"]
-    out = []
-    for protocol in (COLD, LAB):
-        single = sweep_forks(df, runtime, "single-loop", protocol)
-        arrays = sorted(single.columns)
-        if SPLIT not in arrays or max(arrays) <= SPLIT:
-            out.append(unmeasurable(claim, f"no sweep of one loop of {SPLIT} and more arrays in these results",
-                                    scope=scope, protocol=protocol))
-            continue
-        # a row is a round of forks (one fresh JVM per cell, run back to back): resampled together
-        est = estimate_with(lambda a: knee(a, arrays), single[arrays].to_numpy(float))
-        ratio = single.median() / single[SPLIT].median()
-        detail = f"one loop of N / one loop of {SPLIT}, per store: " + ", ".join(
-            f"{n}: {r:.2f}x" for n, r in ratio.items() if n > SPLIT)
-        why = "" if protocol is LAB else "the post's reading of a sweep it never ran: the first, cold run of each fork"
-        out.append(judge(claim, est, scope=scope, protocol=protocol, detail=detail, why=why,
-                         missing="no sweep forks"))
-    return out
-
-
-@analysis.by_machine
-def verdicts(df: pd.DataFrame) -> list[Verdict]:
-    """Every claim per runtime (each JDK, C), under the post's protocol and then the lab's, one machine at a time."""
-    if rows(df).empty:
-        return [unmeasurable(c, "no measured results") for c in CLAIMS]
-    out: list[Verdict] = []
-    for runtime in runtimes(df):
-        scope = {"runtime": runtime}
-        out += _split_verdicts(df, runtime, scope) + _knee_verdicts(df, runtime, scope)
-    order = {c.id: i for i, c in enumerate(CLAIMS)}
-    return sorted(out, key=lambda v: order[v.claim.id])

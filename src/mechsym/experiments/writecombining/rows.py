@@ -21,6 +21,7 @@ POST = dataclasses.replace(analysis.POST, text="the mean of the listing's three 
 COLD = dataclasses.replace(analysis.POST, text="the first (cold) run of each fresh JVM of the sweep, as the "
                            "listing's first repetition ran")
 LAB = analysis.LAB
+PROTOCOLS = (POST, LAB)   # COLD reads the sweep's forks under the post's protocol
 RUNTIMES = ["JDK 17", "JDK 25", "C (gcc)"]
 ORDERS = {"variant": list(VARIANTS), "runtime": RUNTIMES, "case": ["single loop", "split loops"],
           "protocol": ["post", "lab"]}

@@ -94,7 +94,7 @@ def test_the_posts_protocol_and_the_labs_disagree_when_the_first_run_is_slow():
 def test_the_posts_own_table_through_the_verdicts_gives_the_posts_statistic():
     """The Nehalem table as forks (threads 1..8): each claim's statistic on it is what from_post computes from it, so
     then and now are the same quantity."""
-    ref = reference.load(locks.REF2)
+    ref = reference.load(locks.REFERENCE_BIASED)
     ref = ref[ref["cpu"].astype(str).str.startswith("Nehalem")]
     table = locks.claims.tables(ref)["Nehalem 2.8GHz"]
     vs = locks.verdicts(synthetic_locks(dict(table), threads=range(1, 9), jdks=("17",)))

@@ -14,8 +14,9 @@ from ... import analysis
 from ...analysis import by_machine, fmt_pct, fmt_rate
 from ...verdicts import DECISIVE, INCONCLUSIVE, Estimate, Verdict, estimate_with, judge, unmeasurable
 from .claims import CLAIM, CLAIMS
-from .sweep import CT_OPTIONS, MAIN_OPTIONS, OPTION_SETS, PLACEMENT_LABELS, POST_QUEUES, SAME_CORE
-from .tables import LOW, PROTOCOL, cell, cv, run_summaries, share_low
+from .meta import MAIN_OPTIONS, OPTION_SETS
+from .rows import LOW, POST, cell, cv, run_summaries, share_low
+from .sweep import CT_OPTIONS, PLACEMENT_LABELS, POST_QUEUES, SAME_CORE
 
 SPREAD_FORKS = 10   # a run-to-run spread (share of low runs, CV, percentile band) is judged on at least 10 runs
 
@@ -113,7 +114,7 @@ def _each(claim, s, reasons, placements, options, variants: Callable[[pd.DataFra
         here = analysis.where(s, placement=p, options=options)
         if here.empty and p in reasons:
             out.append(unmeasurable(claim, _lacks(p, reasons), scope={"placement": p, "options": options},
-                                    protocol=PROTOCOL))
+                                    protocol=POST))
             continue
         judged = 0
         for j in analysis.jdks(here):
@@ -124,7 +125,7 @@ def _each(claim, s, reasons, placements, options, variants: Callable[[pd.DataFra
             if not names or any(len(g) == 0 for g in groups):
                 continue
             est, detail = stat(names, *groups)
-            v = judge(claim, est, scope={"jdk": j, "placement": p, "options": options}, protocol=PROTOCOL,
+            v = judge(claim, est, scope={"jdk": j, "placement": p, "options": options}, protocol=POST,
                       detail=detail, stand_in=STAND_IN.get(p, ""))
             if est is not None and est.forks < min_forks and v.outcome in DECISIVE:
                 v = replace(v, outcome=INCONCLUSIVE, why="; ".join(x for x in (
@@ -134,7 +135,7 @@ def _each(claim, s, reasons, placements, options, variants: Callable[[pd.DataFra
             judged += 1
         if not judged:
             want = ", ".join(variants) if not callable(variants) else "the post's variants"
-            out.append(judge(claim, None, scope={"placement": p, "options": options}, protocol=PROTOCOL,
+            out.append(judge(claim, None, scope={"placement": p, "options": options}, protocol=POST,
                              missing=f"no runs of {want} {PLACEMENT_LABELS[p]} under '{options}' in these results"))
     return out
 
@@ -157,7 +158,7 @@ def _reorder(claim, s, reasons, placements) -> list[Verdict]:
     for p in placements:
         here = analysis.where(s, placement=p)
         if here.empty:
-            out.append(unmeasurable(claim, _lacks(p, reasons), scope={"placement": p}, protocol=PROTOCOL))
+            out.append(unmeasurable(claim, _lacks(p, reasons), scope={"placement": p}, protocol=POST))
             continue
         judged = 0
         for j in analysis.jdks(here):
@@ -183,11 +184,11 @@ def _reorder(claim, s, reasons, placements) -> list[Verdict]:
                 b, y = max(((o, v) for o in sets for v in names if v != w), key=lambda k: m[k] / m[(k[0], w)])
                 est = estimate_with(mean_ratio, g[(b, y)], g[(b, w)])
                 detail = f"{w} wins under every set; closest: {y} under {b}; {listing}"
-            out.append(judge(claim, est, scope={"jdk": j, "placement": p}, protocol=PROTOCOL, detail=detail,
+            out.append(judge(claim, est, scope={"jdk": j, "placement": p}, protocol=POST, detail=detail,
                              stand_in=STAND_IN.get(p, "")))
             judged += 1
         if not judged:
-            out.append(judge(claim, None, scope={"placement": p}, protocol=PROTOCOL,
+            out.append(judge(claim, None, scope={"placement": p}, protocol=POST,
                              missing=f"needs two or more option sets with runs of two or more of the post's variants "
                                      f"{PLACEMENT_LABELS[p]} on one JDK"))
     return out
@@ -199,7 +200,7 @@ def verdicts(df: pd.DataFrame) -> list[Verdict]:
     s = run_summaries(df)
     if s.empty:
         return [unmeasurable(c, "no throughput runs (fresh JVMs that passed their checks) in these results",
-                             protocol=PROTOCOL) for c in CLAIMS]
+                             protocol=POST) for c in CLAIMS]
     with np.errstate(divide="ignore", invalid="ignore"):   # a resample of one repeated run has no spread: inf, dropped
         return _verdicts(s, analysis.unavailable_reasons(df, "placement"))
 

@@ -10,32 +10,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import MechsymError, analysis, store
-from ...analysis import LAB, POST, fmt_rate, fmt_ratio
+from ... import analysis
+from ...analysis import fmt_rate, fmt_ratio
 from ...verdicts import Verdict, estimate, judge, unmeasurable
 from .claims import CLAIM, CLAIMS
-from .sweep import BIASED, NAME
-from .tables import KEYS, throughput
+from .rows import KEYS, PROTOCOLS, run_clocks, throughput
+from .sweep import BIASED
 
-PROTOCOLS = (POST, LAB)
 NO_BIAS = ("no JDK here has biased locking (removed in JDK 18): add a JDK <= 17 "
            "(MECHSYM_JDKS) to judge it")
-
-
-def run_clocks(df: pd.DataFrame) -> dict[str, float]:
-    """run id -> the CPU clock in MHz recorded in that run's metadata (machine.cpu_mhz, else its nominal clock)."""
-    ids = set(df["run_id"].astype(str)) if "run_id" in df else set()
-    try:
-        metas = store.runs(NAME, "all", include_incomplete=True) if ids else []
-    except MechsymError:
-        metas = []
-    out = {}
-    for meta in metas:
-        mi = meta.get("machine") or {}
-        mhz = mi.get("cpu_mhz") or (mi.get("facts") or {}).get("nominal_mhz")
-        if meta.get("run_id") in ids and mhz:
-            out[meta["run_id"]] = float(mhz)
-    return out
 
 
 class Judge:

@@ -1,0 +1,89 @@
+"""The bidding verdicts: every claim judged on the measured forks, per machine, with intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from ... import analysis
+from ...verdicts import Verdict, estimate, estimate_with, judge, unmeasurable
+from .claims import CAS, CLAIM, CLAIMS, MUTEX, RW
+from .rows import PROTOCOLS, core_count, forks, judged_items, rows
+from .sweep import CAPACITIES, CONTAINERS, LOCK_FREE
+
+
+def _values(vals: np.ndarray, unit: str) -> str:
+    return ", ".join(analysis.fmt_value(v, unit) for v in np.sort(vals))
+
+
+def _jitter_pct(df, protocol, **cell) -> np.ndarray:
+    return forks(df, protocol, "jitter", **cell) * 100
+
+
+def _verdicts(df: pd.DataFrame, jdk: str, protocol, n: int, items: int) -> list[Verdict]:
+    scope = {"jdk": jdk, "clients": n, "items": items}
+    thr = {c: forks(df, protocol, variant=c, clients=n, items=items, jdk=jdk) for c in CONTAINERS}
+    jit = {c: _jitter_pct(df, protocol, variant=c, clients=n, items=items, jdk=jdk) for c in CONTAINERS}
+    rate = lambda v: analysis.fmt_rate(v, "bids/s")
+    med = "; ".join(f"{c} {rate(np.median(v))}" for c, v in thr.items() if len(v))
+
+    def one(claim, fn, groups, detail="", sc=scope, missing="cells missing from these results"):
+        est = estimate(fn, *groups)
+        return judge(claim, est, scope=sc, protocol=protocol, detail="" if est is None else detail, missing=missing)
+
+    out = [
+        one(CLAIM["bidding.lock-free-fastest"], lambda c, r, m: c / max(r, m), [thr[CAS], thr[RW], thr[MUTEX]], med),
+        one(CLAIM["bidding.priority-queue-slowest"], lambda m, r, c: min(r, c) / m, [thr[MUTEX], thr[RW], thr[CAS]],
+            med),
+        one(CLAIM["bidding.list-and-queue-similar"], lambda c, r: c / r, [thr[CAS], thr[RW]], med),
+    ]
+    clients = sorted(set(analysis.where(rows(df), jdk=jdk, protocol=protocol.name, items=items,
+                                        map_capacity=16, gc="isolated")["clients"]))
+    for c in CONTAINERS:
+        groups = [forks(df, protocol, variant=c, clients=k, items=items, jdk=jdk) for k in clients]
+        est = estimate_with(lambda *g: clients[int(np.argmax([np.median(x) for x in g]))] / n, *groups) \
+            if len(clients) > 1 else None
+        meds = "; ".join(f"{k} clients {rate(np.median(g))}" for k, g in zip(clients, groups) if len(g))
+        out.append(judge(CLAIM["bidding.peak-at-cores"], est, scope={"jdk": jdk, "variant": c, "cores": n,
+                                                                      "items": items},
+                         protocol=protocol, detail="" if est is None else meds,
+                         missing="needs two or more clients counts at the judged item count"))
+    for c in CONTAINERS:
+        one_item = forks(df, protocol, variant=c, clients=n, items=1, jdk=jdk)
+        out.append(one(CLAIM["bidding.throughput-rises-with-items"], lambda a, b: a / b, [thr[c], one_item],
+                       f"{items} items {rate(np.median(thr[c])) if len(thr[c]) else '—'}; 1 item "
+                       f"{rate(np.median(one_item)) if len(one_item) else '—'}",
+                       sc={"jdk": jdk, "variant": c, "clients": n},
+                       missing="no one-item cells for this JDK and protocol"))
+        out.append(one(CLAIM["bidding.jitter-within-6pct"], lambda a: a, [jit[c]],
+                       "forks: " + _values(jit[c], "%") if len(jit[c]) else "",
+                       sc=scope | {"variant": c}))
+    out.append(one(CLAIM["bidding.lock-free-most-jitter"], lambda c, r, m: min(c / r, r / m),
+                   [jit[CAS], jit[RW], jit[MUTEX]],
+                   "; ".join(f"{c} {analysis.fmt_pct(np.median(v))}" for c, v in jit.items() if len(v))))
+    cap = {k: forks(df, protocol, variant=LOCK_FREE, clients=n, items=items, jdk=jdk, capacity=k) for k in CAPACITIES}
+    capj = {k: _jitter_pct(df, protocol, variant=LOCK_FREE, clients=n, items=items, jdk=jdk, capacity=k)
+            for k in CAPACITIES}
+    sc = scope | {"variant": LOCK_FREE}
+    out.append(one(CLAIM["bidding.capacity-1k-faster"], lambda a, b, c: min(b, c) / a, list(cap.values()),
+                   "; ".join(f"capacity {k:,} {rate(np.median(v))}" for k, v in cap.items() if len(v)), sc,
+                   "no keeper-capacity cells for this JDK and protocol"))
+    out.append(one(CLAIM["bidding.capacity-less-jitter"], lambda a, b, c: a / max(b, c), list(capj.values()),
+                   "; ".join(f"capacity {k:,} {analysis.fmt_pct(np.median(v))}" for k, v in capj.items() if len(v)),
+                   sc, "no keeper-capacity cells for this JDK and protocol"))
+    return out
+
+
+@analysis.by_machine
+def verdicts(df: pd.DataFrame) -> list[Verdict]:
+    """Every claim per JDK, under the post's protocol (its item sweep) and the lab's, at clients = this machine's
+    cores and the judged item count."""
+    m = rows(df)
+    if m.empty:
+        return [unmeasurable(c, "no measured results") for c in CLAIMS]
+    n, items = core_count(df), judged_items(df)
+    out: list[Verdict] = []
+    for jdk in analysis.jdks(m):
+        for protocol in PROTOCOLS:
+            out += _verdicts(df, jdk, protocol, n, items)
+    order = {c.id: i for i, c in enumerate(CLAIMS)}
+    return sorted(out, key=lambda v: order[v.claim.id])

@@ -1,0 +1,64 @@
+"""The singlewriter verdicts: every claim judged on the measured forks, per machine, with intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from ... import analysis
+from ...verdicts import Verdict, estimate, judge, unmeasurable
+from .claims import CLAIM, CLAIMS, KEYS, _smallest_step
+from .rows import LAB, PROTOCOLS, forks, rows, runtimes, table_forks
+
+
+def _values(vals: np.ndarray) -> str:
+    return ", ".join(analysis.fmt_ns(v) for v in np.sort(vals))
+
+
+def _table_verdicts(df, jdk, protocol) -> list[Verdict]:
+    f = table_forks(df, protocol, jdk)
+    groups = [f[k] for k in KEYS]
+    med = {k: analysis.fmt_ns(np.median(v)) if len(v) else "—" for k, v in f.items()}
+    detail = "; ".join(f"{k} {med[k]}" for k in KEYS)
+    two = analysis.unavailable_reasons(df, "placement").get("cross-core")
+    missing = (f"the two-thread rows need two cores: {two}" if two else
+               "no cells of the post's table for this runtime and protocol")
+
+    def one(claim, fn, *keys):
+        gs = [f[k] for k in keys] if keys else groups
+        est = estimate(fn, *gs)
+        text = detail if not keys else "; ".join(f"{k} {med[k]} (forks: {_values(f[k])})" for k in keys)
+        two = not keys or any(k.endswith("-2") for k in keys)
+        scope = {"jdk": jdk} | ({"placement": "two threads on two cores"} if two else {})
+        return judge(claim, est, scope=scope, protocol=protocol, detail="" if est is None else text,
+                     missing=missing if two else "no one-thread cells of the table for this runtime and protocol")
+
+    return [
+        one(CLAIM["singlewriter.table-order"], _smallest_step),
+        one(CLAIM["singlewriter.lock-contention-orders"], lambda a, b: a / b, "lock-2", "one-thread"),
+        one(CLAIM["singlewriter.contention-not-instruction"],
+            lambda c1, c2, l1, l2: min(c2 / c1, l2 / l1), "cas", "cas-2", "lock", "lock-2"),
+        one(CLAIM["singlewriter.barrier-significant"], lambda a, b: a / b, "barrier", "one-thread"),
+    ]
+
+
+def _release_verdict(df, jdk) -> Verdict:
+    claim = CLAIM["singlewriter.release-store-cheap"]
+    vol, rel = forks(df, LAB, jdk, "barrier"), forks(df, LAB, jdk, "release")
+    est = estimate(lambda a, b: a / b, vol, rel)
+    detail = "" if est is None else f"volatile store forks: {_values(vol)}; release store forks: {_values(rel)}"
+    return judge(claim, est, scope={"jdk": jdk}, protocol=LAB, detail=detail,
+                 missing="no barrier or release cells for this runtime")
+
+
+@analysis.by_machine
+def verdicts(df: pd.DataFrame) -> list[Verdict]:
+    """Every claim per runtime (each JDK, then C), the table's claims under the post's protocol and the lab's."""
+    if rows(df).empty:
+        return [unmeasurable(c, "no measured results") for c in CLAIMS]
+    out: list[Verdict] = []
+    for jdk in runtimes(df):
+        for protocol in PROTOCOLS:
+            out += _table_verdicts(df, jdk, protocol)
+        out.append(_release_verdict(df, jdk))
+    order = {c.id: i for i, c in enumerate(CLAIMS)}
+    return sorted(out, key=lambda v: order[v.claim.id])
