@@ -1,7 +1,7 @@
 """`mechsym list`, fast: no pandas, matplotlib or JPype.
 
 pandas is bound to a stand-in that imports it on first use (the store imports it at its top and needs it only to
-read rows), and an experiment's TITLE, NOTEBOOKS and PRESETS are read from its source without importing it."""
+read rows), and an experiment's TITLE, NOTEBOOKS and PRESETS come from its meta.py alone (experiments.meta)."""
 
 from __future__ import annotations
 
@@ -39,59 +39,13 @@ def defer_import(name: str) -> None:
     sys.modules[name] = stand_in
 
 
-def _literal(node, names: dict):
-    """The value of a literal expression whose names are module-level literals (NOTEBOOKS = [NOTEBOOK])."""
-    import ast
-
-    if isinstance(node, ast.Name):
-        if node.id in names:
-            return names[node.id]
-        raise ValueError(node.id)
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return [_literal(e, names) for e in node.elts]
-    if isinstance(node, ast.Dict):  # PRESETS: only the preset names are needed
-        return {_literal(k, names): None for k in node.keys}
-    return ast.literal_eval(node)
-
-
 def _describe(name: str) -> dict:
-    """An experiment's TITLE, NOTEBOOKS and preset names, read from its source without running it (importing an
-    experiment imports pandas and matplotlib); imported after all when the source does not spell them out."""
-    import ast
-    import importlib.util
-    from pathlib import Path
+    """An experiment's TITLE, NOTEBOOKS and preset names, from its meta.py alone (importing the whole experiment
+    imports pandas and matplotlib)."""
+    from .. import experiments
 
-    spec = importlib.util.find_spec(f"mechsym.experiments.{name}")
-    files = [Path(spec.origin)] if spec and spec.origin else []
-    for loc in (spec.submodule_search_locations or []) if spec else []:  # a package: sweep.py, claims.py first
-        rest = sorted(Path(loc).glob("*.py"), key=lambda p: (p.name not in ("sweep.py", "claims.py"), p.name))
-        files += [p for p in rest if p not in files]
-    assigned: list = []
-    names: dict = {}
-    wanted = ("TITLE", "NOTEBOOKS", "PRESETS")
-    for f in files:
-        try:
-            tree = ast.parse(f.read_text())
-        except (OSError, SyntaxError):
-            continue
-        assigned += [(n.targets[0].id, n.value) for n in tree.body if isinstance(n, ast.Assign)
-                     and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)]
-        for _ in range(3):  # constants defined from other constants, in any file order
-            for key, value in assigned:
-                if key not in names:
-                    try:
-                        names[key] = _literal(value, names)
-                    except (ValueError, TypeError, SyntaxError):
-                        pass
-        if all(k in names for k in wanted):
-            break
-    try:
-        return {"TITLE": str(names["TITLE"]), "NOTEBOOKS": list(names["NOTEBOOKS"]), "PRESETS": list(names["PRESETS"])}
-    except (KeyError, TypeError):
-        from .. import experiments
-
-        m = experiments.get(name)
-        return {"TITLE": m.TITLE, "NOTEBOOKS": list(m.NOTEBOOKS), "PRESETS": list(m.PRESETS)}
+    m = experiments.meta(name)
+    return {"TITLE": m.TITLE, "NOTEBOOKS": list(m.NOTEBOOKS), "PRESETS": list(m.PRESETS)}
 
 
 def command() -> int:
