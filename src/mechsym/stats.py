@@ -242,7 +242,7 @@ class Members(Boot):
 
 # ---------------------------------------------------------------- modes
 
-GAP_SHARE = 0.5     # the largest gap between neighbouring forks (log scale) is at least half the whole range
+GAP_SHARE = 0.6     # the largest gap between neighbouring forks (log scale) is at least 60% of the whole range
 GAP_RATIO = 1.3     # and is itself a jump of 30% or more
 DIP_P = 0.05
 
