@@ -15,7 +15,7 @@ THREADS = (1, 2, 3, 4)
 
 
 def synthetic_locks(ops: dict | None = None, machine: str = "test-machine-a", jdks=("17", "25"), runs: int = 3,
-                    forks: int = 3, first: dict | None = None, threads=THREADS, scale: float = 1.0) -> pd.DataFrame:
+                    forks: int = 5, first: dict | None = None, threads=THREADS, scale: float = 1.0) -> pd.DataFrame:
     """Tidy rows of every cell of both grids: `forks` fresh JVMs per cell, each one warm-up row and `runs`
     measured rows. Cells of biased-locking variants are "unavailable" on JDKs after 17.
 

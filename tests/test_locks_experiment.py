@@ -69,7 +69,7 @@ def test_each_claim_holds_or_not_with_the_numbers(cid, protocol):
     assert yes.outcome == HOLDS, yes
     assert no.outcome == FAILS, no
     for v in (yes, no):
-        assert v.machine == "test-machine-a" and v.forks == 3 and v.low <= v.now_value <= v.high
+        assert v.machine == "test-machine-a" and v.forks == 5 and v.low <= v.now_value <= v.high
         assert v.scope["jdk"] == "17" and "forks" in v.now
 
 

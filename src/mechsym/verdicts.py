@@ -6,11 +6,16 @@ own numbers (data/reference), so that the post's data can be fed to its own clai
 
 A verdict is the claim judged on one machine, in one scope (JDK, runtime, placement: data, not prose) and under
 one protocol (the post's own, or the lab's harness beside it). Its statistic is computed per fork (a fresh JVM,
-the unit of replication) and carries a 95% bootstrap interval over forks. Four outcomes:
+the unit of replication) and carries a 95% interval over forks (mechsym.stats: scipy's bootstrap, rounds of forks
+resampled as blocks, the least or most of several comparisons decided member by member). Four outcomes:
 
 - holds / does not hold: the whole interval lies on one side of the threshold;
-- inconclusive: the interval straddles it (the verdict says how many more forks would likely decide it);
+- inconclusive: the interval straddles it (the verdict says how many more forks would likely decide it), or fewer
+  than stats.MIN_FORKS forks were judged ("too few forks");
 - not measurable here: with the reason (a CPU placement the machine lacks, a JDK without the flag, ...).
+
+A statistic every fork gives identically (allocated bytes, a layout) is a fact: it is decided by its value and
+shown without an interval.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from . import stats
 from .analysis import LAB, POST, Protocol, fmt_value, runtime_label
 
 HOLDS = "holds"
@@ -30,13 +36,9 @@ INCONCLUSIVE = "inconclusive"
 UNMEASURABLE = "not measurable here"
 OUTCOMES = (HOLDS, FAILS, INCONCLUSIVE, UNMEASURABLE)
 DECISIVE = (HOLDS, FAILS)
-LEVEL = 0.95
-# Below MIN_FORKS forks in a group an interval over forks means nothing: the verdict is inconclusive. The percentile
-# bootstrap of a median is short of its nominal level on few forks: by simulation (a ratio of two groups' medians,
-# log-normal forks, tests/test_verdict_core.py), 3 forks cover ~89% and 4 forks ~94%, 5+ forks >= 95%. A verdict on
-# fewer than FULL_COVERAGE forks says so.
-MIN_FORKS = 3
-FULL_COVERAGE = 4
+LEVEL = stats.LEVEL
+MIN_FORKS = stats.MIN_FORKS   # fewer forks in a judged cell: inconclusive, "too few forks"
+NEAR = 0.02                   # a decisive interval whose deciding end is within 2% of its width of the threshold
 
 
 # ---------------------------------------------------------------- rules
@@ -139,81 +141,108 @@ class Claim:
 
 @dataclass(frozen=True)
 class Estimate:
-    """A statistic over forks: its value from the forks' medians, a bootstrap interval, how many forks."""
+    """A statistic over forks: its value from the forks' medians, a 95% interval, how many forks.
+
+    boot: the resampling behind the interval (for the p-value the multiplicity line uses). fact: every fork gave the
+    same number (a deterministic quantity: no interval). modes: the groups whose forks form separated clusters."""
     value: float
     low: float
     high: float
     forks: int      # the smallest group's fork count
+    boot: stats.Boot | None = field(default=None, compare=False, repr=False)
+    fact: bool = False
+    modes: tuple = ()
 
     def text(self, unit: str = "") -> str:
         f = (lambda v: fmt_value(v, unit)) if unit else (lambda v: f"{v:.3g}")
-        if self.forks < MIN_FORKS:
-            return f"{f(self.value)}, {self.forks} fork{'s' if self.forks != 1 else ''} (no interval)"
+        s = "s" if self.forks != 1 else ""
+        if self.fact:
+            return f"{f(self.value)} (the same in all {self.forks} fork{s}: a fact, no interval)"
+        if self.forks < MIN_FORKS or not (np.isfinite(self.low) and np.isfinite(self.high)):
+            return f"{f(self.value)}, {self.forks} fork{s} (no interval)"
         return f"{f(self.value)} [{f(self.low)}, {f(self.high)}], {self.forks} forks"
 
+    def p_value(self, rule: Rule) -> float | None:
+        if self.boot is None or self.fact:
+            return None
+        return self.boot.p_value(rule.op, rule.threshold, rule.upper)
 
-def estimate(fn: Callable[..., float], *groups, n_boot: int = 2000, level: float = LEVEL,
-             seed: int = 20111119) -> Estimate | None:
-    """fn(median of group 1, median of group 2, ...) with a percentile bootstrap interval over forks.
 
-    Each group is an array of per-fork values (see analysis.per_fork); the groups are resampled independently.
-    None when a group is empty. With fewer than MIN_FORKS forks in some group the interval is unbounded."""
-    arrays = [np.asarray(g, dtype=float) for g in groups]
-    arrays = [a[np.isfinite(a)] for a in arrays]
-    if not arrays or any(a.size == 0 for a in arrays):
+def _from_boot(b: stats.Boot | None, arrays: list[np.ndarray]) -> Estimate | None:
+    if b is None:
         return None
-    value = float(fn(*[np.median(a) for a in arrays]))
-    n = min(a.size for a in arrays)
-    if n < MIN_FORKS:
-        return Estimate(value, -math.inf, math.inf, n)
-    rng = np.random.default_rng(seed)
-    meds = [np.median(a[rng.integers(0, a.size, (n_boot, a.size))], axis=1) for a in arrays]
-    return _interval(value, np.array([fn(*vals) for vals in zip(*meds)], dtype=float), n, level)
+    fact = b.n >= 2 and all(np.ptp(np.asarray(a, dtype=float)) == 0 for a in arrays if len(a))
+    found = tuple(m for m in (stats.modes(a) for a in arrays if np.ndim(a) == 1) if m is not None)
+    return Estimate(b.value, b.low, b.high, b.n, b, fact, found)
 
 
-def estimate_with(fn: Callable[..., float], *groups, n_boot: int = 2000, level: float = LEVEL,
-                  seed: int = 20111119) -> Estimate | None:
-    """fn(group 1, group 2, ...) on the per-fork arrays themselves, with a percentile bootstrap interval over forks.
+def _clean(groups) -> list[np.ndarray]:
+    out = []
+    for g in groups:
+        a = np.asarray(g, dtype=float)
+        keep = np.isfinite(a).reshape(len(a), -1).all(axis=1) if a.ndim > 1 else np.isfinite(a)
+        out.append(a[keep])
+    return out
+
+
+def estimate(fn: Callable[..., float], *groups, n_boot: int = stats.N_RESAMPLES, level: float = LEVEL,
+             seed: int | None = None) -> Estimate | None:
+    """fn(median of group 1, median of group 2, ...) with a 95% interval over forks (stats.bootstrap: one group's
+    median by its order statistics, several groups by scipy's bootstrap, by rounds when their fork counts match).
+
+    Each group is an array of per-fork values (see analysis.per_fork). None when a group is empty. With fewer than
+    MIN_FORKS forks in some group the interval is unbounded."""
+    b = stats.bootstrap(fn, groups, level=level, n_resamples=n_boot, seed=seed)
+    return _from_boot(b, _clean(groups))
+
+
+def estimate_with(fn: Callable[..., float], *groups, n_boot: int = stats.N_RESAMPLES, level: float = LEVEL,
+                  seed: int | None = None) -> Estimate | None:
+    """fn(group 1, group 2, ...) on the per-fork arrays themselves, with a 95% bootstrap interval over forks.
 
     For a statistic that is not a function of the groups' medians: a mean where the post averaged its runs, a
-    spread (coefficient of variation, a percentile band), the margin of the best of several variants. Each group is
-    resampled by fork, independently of the others; a 2-D group keeps each fork's row together (e.g. a fork's
-    summary and its within-run spread). None when a group is empty; with fewer than MIN_FORKS forks in some group
-    the interval is unbounded."""
-    arrays = [np.asarray(g, dtype=float) for g in groups]
-    arrays = [a[np.isfinite(a).reshape(len(a), -1).all(axis=1)] if a.ndim > 1 else a[np.isfinite(a)] for a in arrays]
-    if not arrays or any(len(a) == 0 for a in arrays):
+    spread (coefficient of variation, a percentile band). Groups of the same fork count are resampled by rounds (one
+    draw for all), others independently; a 2-D group keeps each fork's row together (e.g. a fork's summary and its
+    within-run spread). None when a group is empty; with fewer than MIN_FORKS forks in some group the interval is
+    unbounded."""
+    b = stats.bootstrap(fn, groups, of_medians=False, level=level, n_resamples=n_boot, seed=seed)
+    return _from_boot(b, _clean(groups))
+
+
+def least(*members: tuple) -> Estimate | None:
+    """The least of several comparisons, each member (fn, group, group, ...) as `estimate` takes them, decided by
+    intersection-union (stats.extreme): it clears a '>=' threshold only when every member's own interval does, and
+    falls below it when one member's interval (at the Bonferroni level) lies wholly below. Replaces
+    estimate(lambda a, b, c: min(a / c, b / c), ...), whose bootstrap of a minimum is biased."""
+    return _extreme("min", members)
+
+
+def most(*members: tuple) -> Estimate | None:
+    """The most of several comparisons (see `least`, mirrored)."""
+    return _extreme("max", members)
+
+
+def _extreme(how: str, members: tuple) -> Estimate | None:
+    b = stats.extreme(how, [(m[0], m[1:]) for m in members])
+    if b is None:
         return None
-    value = float(fn(*arrays))
-    n = min(len(a) for a in arrays)
-    if n < MIN_FORKS:
-        return Estimate(value, -math.inf, math.inf, n)
-    rng = np.random.default_rng(seed)
-    samples = [a[rng.integers(0, len(a), (n_boot, len(a)))] for a in arrays]  # one resample of each group per row
-    stats = np.array([fn(*[s[b] for s in samples]) for b in range(n_boot)], dtype=float)
-    return _interval(value, stats, n, level)
-
-
-def _interval(value: float, stats: np.ndarray, n: int, level: float) -> Estimate:
-    """The percentile interval of bootstrap statistics (unbounded when none is finite), always holding the value."""
-    stats = stats[np.isfinite(stats)]
-    if stats.size == 0:
-        return Estimate(value, -math.inf, math.inf, n)
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(stats, [tail, 100 - tail])
-    return Estimate(value, float(min(low, value)), float(max(high, value)), n)
+    arrays = [a for m in members for a in _clean(m[1:])]
+    return _from_boot(b, arrays)
 
 
 def more_forks(rule: Rule, est: Estimate) -> int | None:
-    """Roughly how many more forks would likely decide an inconclusive verdict (the interval narrows as
-    1/sqrt(forks)); None when the estimate sits on the threshold."""
-    if est.forks < MIN_FORKS:
-        return MIN_FORKS - est.forks + 2
-    half = (est.high - est.low) / 2
-    dist = rule.distance(est.value)
-    if dist <= 0 or not np.isfinite(half):
+    """Roughly how many more forks would decide an inconclusive verdict with 80% power (the interval narrows as
+    1/sqrt(forks); the distance to the nearer boundary must reach (1.96 + 0.84) standard errors). None where more
+    forks cannot decide it: a fact, bimodal forks, or an estimate on the threshold."""
+    if est.fact or est.modes:
         return None
-    needed = math.ceil(est.forks * (half / dist) ** 2)
+    if est.forks < MIN_FORKS:
+        return MIN_FORKS - est.forks
+    se = (est.high - est.low) / (2 * 1.96)
+    dist = rule.distance(est.value)
+    if dist <= 0 or not np.isfinite(se) or se <= 0:
+        return None
+    needed = math.ceil(est.forks * ((1.96 + 0.84) * se / dist) ** 2)
     return max(1, needed - est.forks)
 
 
@@ -237,6 +266,9 @@ class Verdict:
     runs_total: int | None = None
     unstable: bool = False                      # decisive runs disagree with each other
     run_id: str = ""
+    p_value: float | None = None                # the decision's p-value against the rule (the multiplicity line)
+    near: bool = False                          # decisive, but the deciding end sits at the threshold
+    fact: bool = False                          # every fork gave the same number
 
     def __post_init__(self):
         if self.outcome not in OUTCOMES:
@@ -286,25 +318,48 @@ def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, prot
     if est is None:
         return Verdict(claim, UNMEASURABLE, "n/a", missing, machine=machine, scope=scope, protocol=proto,
                        run_id=run_id)
-    outcome = claim.rule.decide(est.low, est.high) if est.forks >= MIN_FORKS else INCONCLUSIVE
-    reason = why
-    if outcome == INCONCLUSIVE:
-        n = more_forks(claim.rule, est)
-        if est.forks < MIN_FORKS:
-            base = (f"{est.forks} fork{'s' if est.forks != 1 else ''}: an interval needs at least {MIN_FORKS} "
-                    "(the standard preset runs more)")
-        else:
-            base = (f"the interval straddles {claim.rule.text(claim.unit)}"
-                    + (f"; about {n} more forks would likely decide it" if n and n <= 10 * est.forks else
-                       "; the estimate sits so close to the threshold that many more forks would be needed"
+    rule = claim.rule
+    if est.fact:
+        outcome = HOLDS if rule.holds_at(est.value) else FAILS
+        reason = "; ".join(x for x in (f"every one of the {est.forks} forks gave this number: a fact", why) if x)
+    elif est.forks < MIN_FORKS:
+        outcome = INCONCLUSIVE
+        reason = "; ".join(x for x in (
+            f"too few forks: {est.forks} fork{'s' if est.forks != 1 else ''}, a judged cell needs at least "
+            f"{MIN_FORKS} (the standard preset runs more)", why) if x)
+    elif est.modes:
+        outcome = INCONCLUSIVE
+        reason = "; ".join(["bimodal: " + "; ".join(m.text(lambda v: fmt_value(v, claim.unit) if claim.unit
+                                                             else f"{v:.3g}") for m in est.modes)
+                            + "; one interval over both clusters means nothing, more forks do not help"]
+                           + ([why] if why else []))
+    else:
+        outcome = rule.decide(est.low, est.high)
+        reason = why
+        if outcome == INCONCLUSIVE:
+            n = more_forks(rule, est)
+            base = (f"the interval straddles {rule.text(claim.unit)}"
+                    + (f"; about {n} more forks would likely decide it (80% power)" if n and n <= 10 * est.forks
+                       else "; the estimate sits so close to the threshold that many more forks would be needed"
                        + (f" (~{n}): the claim is at its edge here" if n else "")))
-        reason = base + (f"; {why}" if why else "")
-    if MIN_FORKS <= est.forks < FULL_COVERAGE:
-        reason = (reason + "; " if reason else "") + f"{est.forks} forks: the interval covers ~90%, not 95%"
+            reason = base + (f"; {why}" if why else "")
+    near = outcome in DECISIVE and not est.fact and _near(rule, est)
+    if near:
+        reason = "; ".join(x for x in (reason, "near its threshold: another resampling seed may not decide it") if x)
     now = est.text(claim.unit) + (f"; {detail}" if detail else "")
     return Verdict(claim, outcome, now, reason, then, est.value, machine, scope, proto,
                    None if not np.isfinite(est.low) else est.low, None if not np.isfinite(est.high) else est.high,
-                   est.forks, run_id=run_id)
+                   est.forks, run_id=run_id, p_value=est.p_value(rule) if outcome in DECISIVE else None,
+                   near=near, fact=est.fact)
+
+
+def _near(rule: Rule, est: Estimate) -> bool:
+    """The interval end that decides the verdict lies within NEAR of its width from a boundary of the rule."""
+    width = est.high - est.low
+    if not np.isfinite(width) or width <= 0:
+        return False
+    bounds = [rule.threshold] + ([rule.upper] if rule.upper is not None else [])
+    return min(abs(e - b) for e in (est.low, est.high) for b in bounds) <= NEAR * width
 
 
 def unmeasurable(claim: Claim, why: str, machine: str = "", scope: dict | None = None,
@@ -356,7 +411,8 @@ def claims_table(claims: list[Claim], notebook: str | None = None) -> pd.DataFra
 
 
 CSV_COLUMNS = ["machine", "claim", "scope", "protocol", "outcome", "now", "low", "high", "forks",
-               "runs agreeing", "runs stored", "unstable", "then", "why", "notebook", "run"]
+               "runs agreeing", "runs stored", "unstable", "then", "why", "notebook", "run", "p", "near threshold",
+               "fact"]
 
 
 def table(verdicts: list[Verdict]) -> pd.DataFrame:
@@ -369,7 +425,8 @@ def table(verdicts: list[Verdict]) -> pd.DataFrame:
             "runs agreeing": v.runs_agree, "runs stored": v.runs_total, "unstable": v.unstable,
             "then": v.then_value, "why": v.why, "notebook": v.claim.notebook, "run": v.run_id,
             "text": v.claim.text, "then_text": v.claim.then, "now_text": v.now, "how tested": v.claim.test,
-            "post": v.claim.post, "source": v.claim.source,
+            "post": v.claim.post, "source": v.claim.source, "p": v.p_value, "near threshold": v.near,
+            "fact": v.fact,
         })
     return pd.DataFrame(rows)
 

@@ -60,14 +60,15 @@ CLAIMS = [
           "Throughput peaks when there are as many clients as cores (the post: 4 clients on 4 cores); more clients "
           "do not help.",
           "peak at 4 clients on a 4-core machine: 4 / 4 = 1",
-          "bids/s per fork for every clients count swept, at the judged item count; the clients count with the "
-          "highest median, over this machine's logical CPUs, with a bootstrap interval over forks",
+          "bids/s per fork for every clients count swept, at the judged item count; the median at clients = cores "
+          "over each other clients count's, the least of those ratios (each with its own interval)",
           quote="All simulations peak for 4 Clients (and roughly 45 items) consistent with the fact that the tests "
                 "were run on a single CPU 4 core machine.",
-          rule=Rule("between", 1, 1, reading="'peak for 4 Clients ... consistent with ... 4 core machine' read as the "
-                    "peak at the number of cores: here this machine's logical CPUs (2 on the lab's VM), not 4"),
-          statistic="clients at the throughput peak / cores", unit="x", reference=REFERENCE,
-          from_post=lambda ref: _ref(ref, "peak_clients") / _ref(ref, "cores")),
+          rule=Rule(">=", 0.95, reading="'peak for 4 Clients ... consistent with ... 4 core machine' read as the "
+                    "peak at the number of cores (here this machine's logical CPUs, 2 on the lab's VM, not 4): no "
+                    "other clients count more than 5% above it. The post gives the peak's position only (4 of 4), "
+                    "not the throughput at each count, so its own ratio cannot be computed"),
+          statistic="least of bids/s at clients = cores / bids/s at each other clients count", unit="x"),
     Claim("bidding.throughput-rises-with-items", POST_FILE, NB,
           "Throughput rises as items are added (clients spread over more items contend less), then plateaus.",
           "the throughput-vs-items plots are images (no numbers); the text: rising to a plateau at ~45 items",

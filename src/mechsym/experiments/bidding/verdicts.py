@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from ... import analysis
-from ...verdicts import Verdict, estimate, estimate_with, judge, unmeasurable
+from ...verdicts import Verdict, estimate, judge, least, unmeasurable
 from .claims import CAS, CLAIM, CLAIMS, MUTEX, RW
 from .rows import PROTOCOLS, core_count, forks, judged_items, rows
 from .sweep import CAPACITIES, CONTAINERS, LOCK_FREE
@@ -13,6 +13,10 @@ from .sweep import CAPACITIES, CONTAINERS, LOCK_FREE
 
 def _values(vals: np.ndarray, unit: str) -> str:
     return ", ".join(analysis.fmt_value(v, unit) for v in np.sort(vals))
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b
 
 
 def _jitter_pct(df, protocol, **cell) -> np.ndarray:
@@ -27,21 +31,23 @@ def _verdicts(df: pd.DataFrame, jdk: str, protocol, n: int, items: int) -> list[
     med = "; ".join(f"{c} {rate(np.median(v))}" for c, v in thr.items() if len(v))
 
     def one(claim, fn, groups, detail="", sc=scope, missing="cells missing from these results"):
-        est = estimate(fn, *groups)
+        est = estimate(fn, *groups) if callable(fn) else fn   # fn: a statistic, or an Estimate made already
         return judge(claim, est, scope=sc, protocol=protocol, detail="" if est is None else detail, missing=missing)
 
     out = [
-        one(CLAIM["bidding.lock-free-fastest"], lambda c, r, m: c / max(r, m), [thr[CAS], thr[RW], thr[MUTEX]], med),
-        one(CLAIM["bidding.priority-queue-slowest"], lambda m, r, c: min(r, c) / m, [thr[MUTEX], thr[RW], thr[CAS]],
-            med),
+        one(CLAIM["bidding.lock-free-fastest"], least((_ratio, thr[CAS], thr[RW]), (_ratio, thr[CAS], thr[MUTEX])),
+            [], med),
+        one(CLAIM["bidding.priority-queue-slowest"], least((_ratio, thr[RW], thr[MUTEX]), (_ratio, thr[CAS], thr[MUTEX])),
+            [], med),
         one(CLAIM["bidding.list-and-queue-similar"], lambda c, r: c / r, [thr[CAS], thr[RW]], med),
     ]
     clients = sorted(set(analysis.where(rows(df), jdk=jdk, protocol=protocol.name, items=items,
                                         map_capacity=16, gc="isolated")["clients"]))
     for c in CONTAINERS:
         groups = [forks(df, protocol, variant=c, clients=k, items=items, jdk=jdk) for k in clients]
-        est = estimate_with(lambda *g: clients[int(np.argmax([np.median(x) for x in g]))] / n, *groups) \
-            if len(clients) > 1 else None
+        at = dict(zip(clients, groups))
+        est = least(*[(lambda a, b: a / b, at[n], at[k]) for k in clients if k != n]) \
+            if len(clients) > 1 and n in at else None
         meds = "; ".join(f"{k} clients {rate(np.median(g))}" for k, g in zip(clients, groups) if len(g))
         out.append(judge(CLAIM["bidding.peak-at-cores"], est, scope={"jdk": jdk, "variant": c, "cores": n,
                                                                       "items": items},
@@ -57,17 +63,19 @@ def _verdicts(df: pd.DataFrame, jdk: str, protocol, n: int, items: int) -> list[
         out.append(one(CLAIM["bidding.jitter-within-6pct"], lambda a: a, [jit[c]],
                        "forks: " + _values(jit[c], "%") if len(jit[c]) else "",
                        sc=scope | {"variant": c}))
-    out.append(one(CLAIM["bidding.lock-free-most-jitter"], lambda c, r, m: min(c / r, r / m),
-                   [jit[CAS], jit[RW], jit[MUTEX]],
+    out.append(one(CLAIM["bidding.lock-free-most-jitter"],
+                   least((_ratio, jit[CAS], jit[RW]), (_ratio, jit[RW], jit[MUTEX])), [],
                    "; ".join(f"{c} {analysis.fmt_pct(np.median(v))}" for c, v in jit.items() if len(v))))
     cap = {k: forks(df, protocol, variant=LOCK_FREE, clients=n, items=items, jdk=jdk, capacity=k) for k in CAPACITIES}
     capj = {k: _jitter_pct(df, protocol, variant=LOCK_FREE, clients=n, items=items, jdk=jdk, capacity=k)
             for k in CAPACITIES}
     sc = scope | {"variant": LOCK_FREE}
-    out.append(one(CLAIM["bidding.capacity-1k-faster"], lambda a, b, c: min(b, c) / a, list(cap.values()),
+    c16, c1k, c1m = cap.values()
+    j16, j1k, j1m = capj.values()
+    out.append(one(CLAIM["bidding.capacity-1k-faster"], least((_ratio, c1k, c16), (_ratio, c1m, c16)), [],
                    "; ".join(f"capacity {k:,} {rate(np.median(v))}" for k, v in cap.items() if len(v)), sc,
                    "no keeper-capacity cells for this JDK and protocol"))
-    out.append(one(CLAIM["bidding.capacity-less-jitter"], lambda a, b, c: a / max(b, c), list(capj.values()),
+    out.append(one(CLAIM["bidding.capacity-less-jitter"], least((_ratio, j16, j1k), (_ratio, j16, j1m)), [],
                    "; ".join(f"capacity {k:,} {analysis.fmt_pct(np.median(v))}" for k, v in capj.items() if len(v)),
                    sc, "no keeper-capacity cells for this JDK and protocol"))
     return out
