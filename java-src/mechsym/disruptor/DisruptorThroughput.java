@@ -19,6 +19,7 @@ import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
+import mechsym.common.JitGc;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
 import mechsym.spsc.SpscQueue;
@@ -149,8 +150,10 @@ public final class DisruptorThroughput {
         final int total = warmupRuns + runs;
         final Tally tally = new Tally(events);
         final Channel ch = Channel.create(channel, size, tally);
+        final JitGc[] jitGc = JitGc.regions(total);
+        JitGc.open();
         final long[] durations = measure(skip ? new SkipOne(ch, events / 2) : ch, tally, events, total, post, pin,
-                                         maxMs);
+                                         maxMs, jitGc);
         final long taken = tally.count;
         CheckFailed.require(taken == events * total, "the consumer took " + taken + " events, expected "
                             + events * total);
@@ -162,6 +165,7 @@ public final class DisruptorThroughput {
         for (int r = 0; r < total; r++) {
             final boolean warmup = r < warmupRuns;
             csv.row(extra, r, warmup, "duration", durations[r], "ns");
+            jitGc[r].rows(csv, extra, r, warmup);
             csv.row(extra, r, warmup, "throughput", events * 1e9 / durations[r], "ops/s");
         }
         csv.flush(System.out);
@@ -170,10 +174,11 @@ public final class DisruptorThroughput {
     /**
      * {@code runs} runs of {@code events} events from a publisher thread to the
      * channel's consumer thread; the nanoseconds of each (whole milliseconds
-     * with the post's clock).
+     * with the post's clock), and the JIT and GC time inside each run's clock in {@code jitGc[r]}.
      */
     private static long[] measure(final Channel ch, final Tally tally, final long events, final int runs,
-                                 final boolean post, final int[] pin, final long maxMs) throws InterruptedException {
+                                 final boolean post, final int[] pin, final long maxMs, final JitGc[] jitGc)
+            throws InterruptedException {
         final long[] durations = new long[runs];
         final FirstFailure failure = new FirstFailure();
         final Thread watchdog = new Thread(() -> {
@@ -195,12 +200,14 @@ public final class DisruptorThroughput {
                                                () -> ch.consume(events * runs), stop);
         final Thread publisher = Threads.worker("publisher", Affinity.cpuOf(pin, 0), failure, () -> {
             for (int r = 0; r < runs && !tally.abort; r++) {
+                jitGc[r].start();
                 final long t0 = post ? System.currentTimeMillis() : System.nanoTime();
                 publish(ch, r * events, events);
                 while (tally.runsDone <= r && !tally.abort) {
                     Thread.onSpinWait();
                 }
                 durations[r] = post ? (System.currentTimeMillis() - t0) * 1_000_000L : System.nanoTime() - t0;
+                jitGc[r].stop();
             }
             ch.halt();
         }, stop);

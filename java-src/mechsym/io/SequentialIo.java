@@ -23,6 +23,7 @@ import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.JitGc;
 import mechsym.common.Defaults;
 import mechsym.common.Kernels;
 
@@ -257,6 +258,7 @@ public final class SequentialIo {
                 }, "seqio-cleanup"));
                 preallocate(file, size, !post);
             }
+            JitGc.open();
             if (post) {
                 runPost(phases, method, window);
             } else {
@@ -283,6 +285,9 @@ public final class SequentialIo {
         final BufferedReader stdin;
         final Csv csv;
         final boolean corrupt;
+        /** The JIT and GC time inside the current pass's write and read clocks. */
+        final JitGc writeJitGc = new JitGc();
+        final JitGc readJitGc = new JitGc();
 
         Phases(final Path file, final long size, final int passes, final int warmupPasses, final boolean sync,
                final String evict, final BufferedReader stdin, final Csv csv, final boolean corrupt) {
@@ -308,8 +313,10 @@ public final class SequentialIo {
             final List<String> extra = List.of(method, Boolean.toString(sync), evict, Long.toString(size));
             final boolean warm = pass < warmupPasses;
             csv.row(extra, pass, warm, "write_duration", writeNs, "ns");
+            writeJitGc.rows(csv, extra, pass, warm, "write");
             csv.row(extra, pass, warm, "write_throughput", size * 1e3 / writeNs, "MB/s");
             csv.row(extra, pass, warm, "read_duration", readNs, "ns");
+            readJitGc.rows(csv, extra, pass, warm, "read");
             csv.row(extra, pass, warm, "read_throughput", size * 1e3 / readNs, "MB/s");
         }
     }
@@ -330,18 +337,22 @@ public final class SequentialIo {
 
             awaitEviction(ph, "write", pass, method);
             System.gc();
+            ph.writeJitGc.start();
             long start = System.nanoTime();
             final int written = write(method, ph.file, ph.size, passSeed, window, ph.sync);
             final long writeNs = System.nanoTime() - start;
+            ph.writeJitGc.stop();
             CheckFailed.require(written == expected, method + " pass " + pass + ": checksum written " + written
                 + " differs from the pattern's " + expected);
             ph.afterWrite(pass);
 
             awaitEviction(ph, "read", pass, method);
             System.gc();
+            ph.readJitGc.start();
             start = System.nanoTime();
             final int read = read(method, ph.file, ph.size, window);
             final long readNs = System.nanoTime() - start;
+            ph.readJitGc.stop();
             CheckFailed.require(read == expected, method + " pass " + pass + ": checksum read " + read
                 + " differs from the one written " + expected);
 
@@ -362,7 +373,9 @@ public final class SequentialIo {
             for (int pass = 0; pass < ph.passes; pass++) {
                 awaitEviction(ph, "write", pass, c.getName());
                 System.gc();
+                ph.writeJitGc.start();   // around the listing's test(), which holds the clock
                 final long writeNs = c.test(PostCases.Case.Type.WRITE, fileName);
+                ph.writeJitGc.stop();
                 c.unmapKept();
                 CheckFailed.require(c.writtenChecksum() == expected, c.getName() + " pass " + pass
                     + ": checksum written " + c.writtenChecksum() + " differs from the pattern's " + expected);
@@ -370,7 +383,9 @@ public final class SequentialIo {
 
                 awaitEviction(ph, "read", pass, c.getName());
                 System.gc();
+                ph.readJitGc.start();
                 final long readNs = c.test(PostCases.Case.Type.READ, fileName);   // checks read == written, as the post
+                ph.readJitGc.stop();
                 c.unmapKept();
                 requireSize(Files.size(ph.file), ph.size);
 

@@ -14,6 +14,7 @@ import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
+import mechsym.common.JitGc;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
 
@@ -176,16 +177,19 @@ public final class CounterCost {
         if (threads == 1 && pin.length == 1) {
             Affinity.pinCurrentThread(pin[0]);
         }
+        final JitGc jitGc = new JitGc();
+        JitGc.open();
         for (int r = 0; r < warmupRuns + runs; r++) {
             reset();
             final long duration = threads == 1
-                ? timedOnMain(method, iterations - lost)
-                : timedOnTwo(method, iterations / 2, lost, pin, post);
+                ? timedOnMain(method, iterations - lost, jitGc)
+                : timedOnTwo(method, iterations / 2, lost, pin, post, jitGc);
             final long total = total(method);
             CheckFailed.require(total == iterations, "run " + r + ": --method=" + method + " counter = " + total
                                 + " after " + threads + " x " + iterations / threads + " increments");
             final boolean warmup = r < warmupRuns;
             csv.row(extra, r, warmup, "duration", duration, "ns");
+            jitGc.rows(csv, extra, r, warmup);
             csv.row(extra, r, warmup, "increments", iterations, "count");
             csv.row(extra, r, warmup, "ns_per_op", (double) duration / iterations, "ns/op");
         }
@@ -199,10 +203,13 @@ public final class CounterCost {
     }
 
     /** One thread: the loop on the calling thread; returns its duration in ns. */
-    private static long timedOnMain(final String method, final long n) {
+    private static long timedOnMain(final String method, final long n, final JitGc jitGc) {
+        jitGc.start();
         final long start = System.nanoTime();
         increment(method, n);
-        return System.nanoTime() - start;
+        final long duration = System.nanoTime() - start;
+        jitGc.stop();
+        return duration;
     }
 
     /**
@@ -211,7 +218,7 @@ public final class CounterCost {
      * the clock's start releases.
      */
     private static long timedOnTwo(final String method, final long share, final long lost, final int[] pin,
-                            final boolean post) throws InterruptedException {
+                            final boolean post, final JitGc jitGc) throws InterruptedException {
         final FirstFailure failure = new FirstFailure();
         final CountDownLatch ready = new CountDownLatch(2);
         final CountDownLatch go = new CountDownLatch(post ? 0 : 1);
@@ -227,20 +234,25 @@ public final class CounterCost {
             });
         }
         if (post) {
+            jitGc.start();
             final long start = System.nanoTime();
             Threads.startJoinRethrow(failure, "writer thread", workers);
-            return System.nanoTime() - start;
+            final long duration = System.nanoTime() - start;
+            jitGc.stop();
+            return duration;
         }
         for (final Thread t : workers) {
             t.start();
         }
         ready.await();
+        jitGc.start();
         final long start = System.nanoTime();
         go.countDown();
         for (final Thread t : workers) {
             t.join();
         }
         final long duration = System.nanoTime() - start;
+        jitGc.stop();
         failure.rethrow("writer thread");
         return duration;
     }
