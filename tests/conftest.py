@@ -241,6 +241,22 @@ def run_kernel(kernel, *args, jdk=None, flags=(), timeout=120):
     return launch.parse_csv(r.stdout)
 
 
+#: The rows every Java kernel adds to each timed run (common/JitGc.java), named <phase>_jit_ms ... where a run
+#: has several timed phases.
+JIT_GC = frozenset({"jit_ms", "gc_ms", "gc_count"})
+
+
+def without_jit_gc(df):
+    """A Java kernel's rows without its JIT and GC time rows (what the kernel measured), once they were found
+    there, each a whole number >= 0."""
+    harness = df["metric"].str.endswith(tuple(JIT_GC))
+    found = {m.rsplit("_", 2)[-2] + "_" + m.rsplit("_", 1)[-1] for m in df.loc[harness, "metric"]}
+    assert found == JIT_GC, f"JIT/GC rows: {sorted(found)}, expected {sorted(JIT_GC)}"
+    values = df.loc[harness, "value"]
+    assert (values >= 0).all() and (values == values.round()).all(), df[harness]
+    return df[~harness]
+
+
 def assert_refused(r, name):
     """A kernel run refused as a bad argument: exit 2, nothing on stdout, exactly one line on stderr, naming the
     argument (`name`, e.g. "--threads")."""

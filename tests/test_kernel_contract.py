@@ -3,7 +3,8 @@
 - a bad argument value, an unknown argument, an argument given twice: exit 2, nothing on stdout, exactly
   one line on stderr naming the argument;
 - the test-only fault: exit 3 and nothing on stdout (no number from a run that failed its check);
-- a smoke run: exit 0, CSV whose header is the registered columns, ending with the common ones.
+- a smoke run: exit 0, CSV whose header is the registered columns, ending with the common ones; a Java
+  kernel's timed runs each carry their JIT and GC time (jit_ms, gc_ms, gc_count: common/JitGc.java).
 
 A kernel's own behaviour (variants, checks under stress, in-process calls) is tested in its own file.
 No test asserts a timing."""
@@ -87,3 +88,29 @@ def test_smoke_run_exits_0_with_the_agreed_columns(kernel, tmp_path):
     assert (df["iteration"] >= 0).all()
     assert (~df["warmup"]).any(), "no measured (non-warm-up) row"
     assert df["metric"].notna().all() and df["unit"].notna().all()
+    if not kernel.is_c:
+        assert_jit_and_gc_time_per_timed_run(kernel, df)
+
+
+HARNESS = ("jit_ms", "gc_ms", "gc_count")
+
+
+def assert_jit_and_gc_time_per_timed_run(kernel, df):
+    """Each row set with a time in it (unit ns or ns/op) has jit_ms, gc_ms and gc_count under the same keys
+    (or <phase>_jit_ms ... beside <phase>_duration), whole non-negative numbers; a kernel without them says why."""
+    harness = df["metric"].str.endswith(HARNESS)
+    if kernel.no_jit_gc:
+        assert not harness.any(), f"{kernel.short} says it has no JIT/GC rows ({kernel.no_jit_gc}) but prints them"
+        return
+    assert harness.any(), f"{kernel.short}: no jit_ms/gc_ms rows; record them (common/JitGc) or give no_jit_gc"
+    values = df.loc[harness, "value"]
+    assert (values >= 0).all() and (values == values.round()).all(), df[harness]
+    keys = [c for c in df.columns if c not in ("metric", "value", "unit")]
+    for key, group in df.groupby(keys, dropna=False):
+        timed = group.loc[group["unit"].isin(["ns", "ns/op"]), "metric"]
+        if timed.empty:
+            continue
+        phases = {m.removesuffix("duration") for m in timed if m.endswith("duration")} or {""}
+        for phase in phases:
+            have = set(group["metric"])
+            assert {phase + h for h in HARNESS} <= have, (kernel.short, key, phase, sorted(have))

@@ -8,7 +8,7 @@ import functools
 
 import pytest
 
-from conftest import assert_refused, java_kernel
+from conftest import assert_refused, java_kernel, without_jit_gc
 from conftest import run_kernel as _run_kernel
 from mechsym import bridge, launch
 from mechsym.jdk import discover, select
@@ -24,6 +24,7 @@ run_kernel = functools.partial(_run_kernel, KERNEL)
 def test_every_lock_at_smoke_size(lock, workers):
     df = run_kernel(f"--lock={lock}", "--threads=3", "--iterations=30000", "--warmup-policy=short",
                     "--warmup-iterations=300", "--runs=2", f"--workers={workers}")
+    df = without_jit_gc(df)
     assert set(df["metric"]) == {"duration", "throughput"}
     assert df["warmup"].sum() == 20 and (~df["warmup"]).sum() == 4  # 10 warm-ups + 2 runs, two metrics each
     assert (df["value"] > 0).all()

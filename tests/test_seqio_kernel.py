@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from conftest import java_kernel
+from conftest import java_kernel, without_jit_gc
 from mechsym import bridge, classpath, launch
 from mechsym.jdk import discover
 
@@ -15,9 +15,13 @@ SIZE = 1 << 20  # 1 MiB; with --window=64 KiB the mapped method re-maps 16 times
 
 
 def run_kernel(*args, jdk=None):
+    """The kernel's rows; its JIT and GC rows (write_jit_ms ... read_gc_count) checked present and left out."""
     r = java_kernel(KERNEL, *args, jdk=jdk)
     assert r.returncode == 0, r.stderr
-    return launch.parse_csv(r.stdout)
+    df = launch.parse_csv(r.stdout)
+    phases = {m.split("_", 1)[0] for m in df["metric"] if m.endswith(("jit_ms", "gc_ms", "gc_count"))}
+    assert phases == {"write", "read"}, phases
+    return without_jit_gc(df)
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import assert_refused, java_kernel, run_kernel
+from conftest import assert_refused, java_kernel, run_kernel, without_jit_gc
 from mechsym import bridge
 from mechsym.jdk import discover
 
@@ -29,8 +29,8 @@ def smallest_capacity(queue):
 
 @pytest.mark.parametrize("queue", QUEUES)
 def test_every_queue_at_smoke_size_pinned_cross_core(queue):
-    df = run_kernel(KERNEL, f"--queue={queue}", "--ops=20000", "--iterations=4", "--measured=2", "--capacity=64",
-                    "--pin=0,1")
+    df = without_jit_gc(run_kernel(KERNEL, f"--queue={queue}", "--ops=20000", "--iterations=4", "--measured=2",
+                                   "--capacity=64", "--pin=0,1"))
     assert set(df["metric"]) == {"duration", "throughput"}
     assert set(df["unit"]) == {"ns", "ops/s"}
     assert (df["value"] > 0).all()
@@ -49,8 +49,8 @@ def test_every_queue_in_the_posts_harness_tiny_capacity():
     # The post's harness (a GC and a new producer thread per iteration, one constant value, the counts checked after
     # the clock) with the smallest queue, so that every offer/poll crosses full/empty: exit 0 is the assertion.
     for queue in QUEUES:
-        df = run_kernel(KERNEL, f"--queue={queue}", "--protocol=post", "--ops=20000", "--iterations=3", "--measured=1",
-                        f"--capacity={smallest_capacity(queue)}")
+        df = without_jit_gc(run_kernel(KERNEL, f"--queue={queue}", "--protocol=post", "--ops=20000", "--iterations=3",
+                                       "--measured=1", f"--capacity={smallest_capacity(queue)}"))
         assert set(df["protocol"]) == {"post"} and set(df["pinning"]) == {"none"}, queue
         assert (df["value"] > 0).all() and df["warmup"].sum() == 4 and (~df["warmup"]).sum() == 2
         # where the queue and its array sat in their cache lines, read per iteration (the GC moves them): a byte of
@@ -63,8 +63,8 @@ def test_every_queue_in_the_posts_harness_tiny_capacity():
 def test_the_posts_harness_places_the_queue_where_asked(queue, at):
     # --queue-at: after each iteration's full GC, live spacers allocated before the queue are let go until the GC has
     # slid it to that byte of its cache line; every row records where it sat during its iteration
-    df = run_kernel(KERNEL, f"--queue={queue}", "--protocol=post", f"--queue-at={at}", "--ops=20000", "--iterations=3",
-                    "--measured=1")
+    df = without_jit_gc(run_kernel(KERNEL, f"--queue={queue}", "--protocol=post", f"--queue-at={at}", "--ops=20000",
+                                   "--iterations=3", "--measured=1"))
     assert set(df["queue_line_offset"].astype(int)) == {at}, set(df["queue_line_offset"])
     assert (df["value"] > 0).all() and len(df) == 6
 

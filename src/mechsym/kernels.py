@@ -8,7 +8,9 @@ build/c/<name>) and gives:
 - ``fault``: the test-only arguments that make the kernel's own check fail, or ``None`` with the
   reason in ``no_fault``;
 - ``columns``: the CSV header a smoke run prints (the kernel's own columns, then the lab's common
-  ones, :data:`COMMON_COLUMNS`).
+  ones, :data:`COMMON_COLUMNS`);
+- ``no_jit_gc``: for a Java kernel whose smoke run carries no ``jit_ms``/``gc_ms``/``gc_count`` rows
+  (common/JitGc.java: the JIT and GC time inside each timed run), the reason; C kernels have no JIT.
 
 tests/test_kernel_contract.py runs the kernel contract of DESIGN.md over every entry (bad, unknown and
 duplicated arguments exit 2 with one line; the fault exits 3 and prints nothing; a smoke run exits 0
@@ -40,6 +42,7 @@ class Kernel:
     columns: tuple[str, ...]
     fault: tuple[str, ...] | None = None
     no_fault: str = ""
+    no_jit_gc: str = ""
 
     def __post_init__(self):
         if (self.fault is None) == (not self.no_fault):
@@ -108,7 +111,8 @@ KERNELS: tuple[Kernel, ...] = (
            smoke=("--queue=I1",),
            bad=("--queue=O9", "--queue"),
            fault=("--inject=unpadded",),
-           columns=("queue", "class", "field", "type", "jol_error", *COMMON_COLUMNS)),
+           columns=("queue", "class", "field", "type", "jol_error", *COMMON_COLUMNS),
+           no_jit_gc="no timed region: it reads field offsets"),
     Kernel("c:pingpong",
            smoke=("--iterations=1000", "--runs=1", "--warmup-runs=0", "--wait=yield", "--sample-every=10"),
            bad=("--iterations=0", "--iterations"),
@@ -138,7 +142,8 @@ KERNELS: tuple[Kernel, ...] = (
            smoke=("--layout=padded-longs", "--threads=2"),
            bad=("--threads=1", "--threads"),
            fault=("--inject=unpadded",),
-           columns=("layout", "class", "field", "restrict_contended", "jol_error", *COMMON_COLUMNS)),
+           columns=("layout", "class", "field", "restrict_contended", "jol_error", *COMMON_COLUMNS),
+           no_jit_gc="no timed region: it reads field offsets"),
     Kernel("mechsym.atomic.AtomicIncrement",
            smoke=("--variant=cas-loop", "--threads=2", "--count=10000"),
            bad=("--threads=0", "--threads"),
@@ -185,7 +190,9 @@ KERNELS: tuple[Kernel, ...] = (
            smoke=("--role=sender", "--messages=1000"),
            bad=("--messages=0", "--messages"),
            fault=("--role=receiver", "--inject=deaf", "--idle-ms=100"),
-           columns=("role", *COMMON_COLUMNS)),
+           columns=("role", *COMMON_COLUMNS),
+           no_jit_gc="its runs are the seconds of one loop (reading the counters each second would be inside the "
+                     "timed loop), and each side of the pair is its own JVM"),
 )
 
 BY_NAME: dict[str, Kernel] = {k.name: k for k in KERNELS}

@@ -12,6 +12,7 @@ import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
+import mechsym.common.JitGc;
 import mechsym.common.Kernels;
 
 /**
@@ -125,12 +126,16 @@ public final class AtomicIncrement {
 
         final Csv csv = new Csv("pinning");
         final List<String> extra = List.of("none");
+        final JitGc[] jitGc = JitGc.regions(warmupRuns + runs);
+        JitGc.open();
         for (int r = 0; r < warmupRuns + runs; r++) {
             final long[] counts = new long[threads];
-            final long duration = measure(protocol.equals("post"), variant, threads, count, counts, skip && r == 0);
+            final long duration = measure(protocol.equals("post"), variant, threads, count, counts, skip && r == 0,
+                                          jitGc[r]);
             final long increments = check(r, variant, threads, count, counts);
             final boolean warmup = r < warmupRuns;
             csv.row(extra, r, warmup, "duration", duration, "ns");
+            jitGc[r].rows(csv, extra, r, warmup);
             csv.row(extra, r, warmup, "increments", increments, "count");
             csv.row(extra, r, warmup, "ns_per_op", (double) duration / increments, "ns/op");
             csv.row(extra, r, warmup, "throughput", increments * 1e9 / duration, "ops/s");
@@ -144,6 +149,13 @@ public final class AtomicIncrement {
      */
     public static long measure(final boolean post, final String variant, final int threads, final long count,
                                final long[] counts, final boolean skip) throws InterruptedException {
+        JitGc.open();
+        return measure(post, variant, threads, count, counts, skip, new JitGc());
+    }
+
+    /** As above, with the JIT and GC time inside the clock read into {@code jitGc}. */
+    static long measure(final boolean post, final String variant, final int threads, final long count,
+                        final long[] counts, final boolean skip, final JitGc jitGc) throws InterruptedException {
         ATOMIC.set(0L);
         value = 0L;
         locked = 0L;
@@ -155,6 +167,9 @@ public final class AtomicIncrement {
         for (int t = 0; t < threads; t++) {
             work[t] = new Incrementer(variant, count, threads, skip && t == 0, counts, t, ready, go, failure);
         }
+        if (post) {
+            jitGc.start();
+        }
         final long start = System.nanoTime();
         final Thread[] workers = new Thread[threads];
         for (int t = 0; t < threads; t++) {
@@ -164,12 +179,16 @@ public final class AtomicIncrement {
             w.start();
         }
         ready.await();
+        if (!post) {
+            jitGc.start();
+        }
         final long begin = post ? start : System.nanoTime();
         go.countDown();
         for (final Thread w : workers) {
             w.join();
         }
         final long duration = System.nanoTime() - begin;
+        jitGc.stop();
         failure.rethrow("incrementing thread");
         return duration;
     }

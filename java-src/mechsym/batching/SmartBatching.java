@@ -13,6 +13,7 @@ import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.FirstFailure;
+import mechsym.common.JitGc;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
 
@@ -114,6 +115,7 @@ public final class SmartBatching {
         }
         final Config c = new Config(mode.equals("serial"), burst, bursts, intervalUs * 1000, deviceUs * 1000,
                                     device.equals("spin"), packetBytes, messageBytes, wait.equals("spin"));
+        JitGc.open();
         final Csv csv = new Csv("mode");
         final List<String> extra = List.of(mode);
         for (int r = 0; r < warmupRuns + runs; r++) {
@@ -172,6 +174,8 @@ public final class SmartBatching {
         final long[] due;
         final long[] woke;
         final long[] done;
+        /** The JIT and GC time from the threads' start to their join (the run has no single clock). */
+        final JitGc jitGc = new JitGc();
         Device device;
 
         Run(final int n) {
@@ -204,6 +208,7 @@ public final class SmartBatching {
             csv.row(extra, iteration, warmup, "device_ns", (double) device.busyNs / device.packets, "ns");
             csv.row(extra, iteration, warmup, "wakeup_late_median", late[(n - 1) / 2], "ns");
             csv.row(extra, iteration, warmup, "wakeup_late_max", late[n - 1], "ns");
+            jitGc.rows(csv, extra, iteration, warmup);
         }
     }
 
@@ -248,7 +253,9 @@ public final class SmartBatching {
                                               () -> { });
             threads[c.burst].setDaemon(true);
         }
+        run.jitGc.start();
         Threads.startJoinRethrow(failure, "smart batching thread", threads);
+        run.jitGc.stop();
         check(run, device, n);
         return run;
     }

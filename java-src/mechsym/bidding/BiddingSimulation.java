@@ -1,7 +1,5 @@
 package mechsym.bidding;
 
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -19,6 +17,7 @@ import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
+import mechsym.common.JitGc;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
 
@@ -58,8 +57,8 @@ import mechsym.common.Threads;
  * per simulation: {@code duration} (ns, until the last thread), {@code bids},
  * {@code bids_per_s} (all clients' bids over the duration), {@code jitter}
  * (population standard deviation of the completion times over their mean, the
- * post's definition; 0 for one client), {@code gc_events} and
- * {@code gc_pause_ms} (GarbageCollectorMXBeans, read after the timed region).
+ * post's definition; 0 for one client), {@code jit_ms}, {@code gc_ms} and {@code gc_count} ({@link JitGc},
+ * read around the clock; {@code gc_events} and {@code gc_pause_ms} repeat the GC figures under their older names).
  * {@code --gc-between-runs=true} calls System.gc() before each simulation,
  * outside the clock, as the post did.
  *
@@ -272,6 +271,7 @@ public final class BiddingSimulation {
                                   + "per simulation (the heap holds every bid)");
         }
 
+        JitGc.open();
         final Csv csv = new Csv("items");
         int iteration = 0;
         for (final int items : itemCounts) {
@@ -284,11 +284,13 @@ public final class BiddingSimulation {
                 final List<String> extra = List.of(Integer.toString(items));
                 final long bids = (long) clients * items * rounds;
                 csv.row(extra, iteration, warmup, "duration", res.duration, "ns");
+                res.jitGc.rows(csv, extra, iteration, warmup);
                 csv.row(extra, iteration, warmup, "bids", bids, "count");
                 csv.row(extra, iteration, warmup, "bids_per_s", bids * 1e9 / res.duration, "bids/s");
                 csv.row(extra, iteration, warmup, "jitter", res.jitter, "ratio");
-                csv.row(extra, iteration, warmup, "gc_events", res.gcEvents, "count");
-                csv.row(extra, iteration, warmup, "gc_pause_ms", res.gcPauseMs, "ms");
+                // gc_count and gc_ms under the names the bidding tables (and runs stored before them) read
+                csv.row(extra, iteration, warmup, "gc_events", res.jitGc.gcCount(), "count");
+                csv.row(extra, iteration, warmup, "gc_pause_ms", res.jitGc.gcMs(), "ms");
                 iteration++;
             }
         }
@@ -314,7 +316,7 @@ public final class BiddingSimulation {
         return out;
     }
 
-    private record Result(long duration, double jitter, long gcEvents, long gcPauseMs) {
+    private record Result(long duration, double jitter, JitGc jitGc) {
     }
 
     /** One timed simulation, its checks after the clock, and the GC work it saw. */
@@ -325,6 +327,7 @@ public final class BiddingSimulation {
         final CountDownLatch ready = new CountDownLatch(clients);
         final CountDownLatch go = new CountDownLatch(1);
         final long[] finished = new long[clients];
+        final JitGc jitGc = new JitGc();
         final Thread[] threads = new Thread[clients];
         for (int c = 0; c < clients; c++) {
             final int client = c;
@@ -339,16 +342,14 @@ public final class BiddingSimulation {
             t.start();
         }
         ready.await();
-        final long gcCount0 = gcCount();
-        final long gcTime0 = gcTime();
+        jitGc.start();
         final long start = System.nanoTime();
         go.countDown();
         for (final Thread t : threads) {
             t.join();
         }
+        jitGc.stop();   // at the last join: a little after the last client's finish, where the duration ends
         failure.rethrow("client thread");
-        final long gcEvents = gcCount() - gcCount0;
-        final long gcPause = gcTime() - gcTime0;
         long last = start;
         final double[] times = new double[clients];
         for (int c = 0; c < clients; c++) {
@@ -356,7 +357,7 @@ public final class BiddingSimulation {
             times[c] = finished[c] - start;
         }
         check(market, clients, items, rounds);
-        return new Result(last - start, jitter(times), gcEvents, gcPause);
+        return new Result(last - start, jitter(times), jitGc);
     }
 
     /** Population standard deviation over mean (0 for one thread). */
@@ -384,26 +385,5 @@ public final class BiddingSimulation {
                                 + (best == null ? "none" : best.price()) + " but the highest bid on it is "
                                 + highest[i]);
         }
-    }
-
-    private static long gcCount() {
-        long n = 0;
-        for (final GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            n += stopsTheWorld(gc) ? Math.max(0, gc.getCollectionCount()) : 0;
-        }
-        return n;
-    }
-
-    private static long gcTime() {
-        long n = 0;
-        for (final GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            n += stopsTheWorld(gc) ? Math.max(0, gc.getCollectionTime()) : 0;
-        }
-        return n;
-    }
-
-    /** The pausing collectors only: G1's "G1 Concurrent GC" bean (JDK 20+) times work done beside the threads. */
-    private static boolean stopsTheWorld(final GarbageCollectorMXBean gc) {
-        return !gc.getName().contains("Concurrent");
     }
 }

@@ -1,6 +1,5 @@
 package mechsym.callerchoose;
 
-import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.util.ArrayList;
@@ -11,6 +10,7 @@ import java.util.List;
 import mechsym.common.Args;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.JitGc;
 import mechsym.common.Kernels;
 
 /**
@@ -28,9 +28,9 @@ import mechsym.common.Kernels;
  * the result structure. The input is {@code --words} words of {@code --word-length} letters from a vocabulary of
  * {@code --distinct} words, separated by one space.
  *
- * <p>One run calls the method {@code --ops} times. Measured outside the timed loop, per run: ns per call, calls per
+ * <p>One run calls the method {@code --ops} times. Measured outside the timed loop, per run: its duration, ns per call, calls per
  * second, bytes allocated per call ({@code com.sun.management.ThreadMXBean.getThreadAllocatedBytes} of this
- * thread, read before and after), collections and their total time (all {@code GarbageCollectorMXBean}s), and once
+ * thread, read before and after), the collections, their pause time and the JIT's time in the run ({@link JitGc}), and once
  * the young generation's size (the committed size of the memory pools whose names say Eden or Survivor) and the
  * result array's size ({@code 16 + 4 x words} bytes with compressed references), so a reader can see which arrays
  * do not fit. Every call's result feeds a checksum (its size and the first and last word's hash; a set's size), so nothing is
@@ -77,25 +77,25 @@ public final class SplitCost {
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         final long self = Thread.currentThread().getId();
         final Collection<String> reused = method.equals("set") ? new HashSet<>() : new ArrayList<>();
+        final JitGc jitGc = new JitGc();
+        JitGc.open();
         for (int r = 0; r < warmupRuns + runs; r++) {
             final boolean warmup = r < warmupRuns;
-            final long gcCount0 = gcCount();
-            final long gcMs0 = gcMs();
             final long alloc0 = threads.getThreadAllocatedBytes(self);
+            jitGc.start();
             final long start = System.nanoTime();
             final long sum = method.equals("split") ? splitLoop(input, ops) : reuseLoop(input, ops, reused);
             final long duration = System.nanoTime() - start;
+            jitGc.stop();
             final long alloc = threads.getThreadAllocatedBytes(self) - alloc0;
-            final long gcs = gcCount() - gcCount0;
-            final long gcTime = gcMs() - gcMs0;
             final long want = inject.equals("checksum") && r == 0 ? expected * ops + 1 : expected * ops;
             CheckFailed.require(sum == want, "run " + r + ": checksum " + sum + ", expected " + want
                                 + " (" + ops + " calls of " + expected + ")");
+            csv.row(extra, r, warmup, "duration", duration, "ns");
             csv.row(extra, r, warmup, "ns_per_op", (double) duration / ops, "ns/op");
             csv.row(extra, r, warmup, "throughput", ops * 1e9 / duration, "ops/s");
             csv.row(extra, r, warmup, "alloc_bytes_per_op", (double) alloc / ops, "bytes/op");
-            csv.row(extra, r, warmup, "gc_count", gcs, "count");
-            csv.row(extra, r, warmup, "gc_ms", gcTime, "ms");
+            jitGc.rows(csv, extra, r, warmup);
         }
         csv.row(extra, 0, false, "young_gen_bytes", youngGenBytes(), "bytes");
         csv.row(extra, 0, false, "result_array_bytes", 16 + 4L * words, "bytes");
@@ -157,22 +157,6 @@ public final class SplitCost {
             }
         }
         return sb.toString();
-    }
-
-    private static long gcCount() {
-        long n = 0;
-        for (final GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            n += Math.max(0, gc.getCollectionCount());
-        }
-        return n;
-    }
-
-    private static long gcMs() {
-        long ms = 0;
-        for (final GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            ms += Math.max(0, gc.getCollectionTime());
-        }
-        return ms;
     }
 
     /** The young generation's committed bytes: the pools named Eden or Survivor (every collector names them so). */

@@ -19,90 +19,51 @@ import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
+import mechsym.common.JitGc;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
 import mechsym.spsc.SpscQueue;
 
 /**
- * One publisher, one event processor: events per second through the LMAX
- * Disruptor's RingBuffer against queues, in one harness.
+ * One publisher, one event processor: events per second through the LMAX Disruptor's RingBuffer against queues,
+ * in one harness.
  *
- * <p>The claim under test ("Disruptor 2.0 Released", Martin Thompson,
- * 2011-08-27): "For most use cases it is now an order of magnitude better
- * than queue based approaches. On Sandybridge processors I've seen over 50
- * million events processed per second." The post has no listing; its numbers
- * came from the Disruptor's own 1P1C throughput test of the time
- * (UniCast1P1CPerfTest: a RingBuffer of 32K events with the yielding wait
- * strategy against an ArrayBlockingQueue of the same size, 300 M events a
- * pass, three passes per JVM, each timed with {@code currentTimeMillis} from
- * the first publish until the processor has seen the last event). The
- * Disruptor here is 4.0.0 from Maven Central (see pom.xml).
+ * <p>The claim ("Disruptor 2.0 Released", Martin Thompson, 2011-08-27): "For most use cases it is now an order of
+ * magnitude better than queue based approaches. On Sandybridge processors I've seen over 50 million events
+ * processed per second." The post has no listing; its numbers came from the Disruptor's 1P1C throughput test
+ * (UniCast1P1CPerfTest: a 32K RingBuffer with the yielding wait strategy against an ArrayBlockingQueue of the
+ * same size, 300 M events a pass, three passes per JVM, timed in ms from the first publish until the processor
+ * has seen the last event). The Disruptor here is 4.0.0 from Maven Central (pom.xml).
  *
- * <p>Channels ({@code --channel}), by name:
- * <ul>
- *   <li>{@code disruptor-busy-spin}, {@code disruptor-yielding},
- *       {@code disruptor-blocking}: a single-producer RingBuffer of
- *       preallocated events and one BatchEventProcessor, with the
- *       BusySpin/Yielding/BlockingWaitStrategy; the publisher claims a slot
- *       ({@code next}), writes the event's sequence number into it and
- *       publishes it.</li>
- *   <li>{@code abq}: {@code ArrayBlockingQueue}, {@code put} and
- *       {@code take}, as the post's comparison.</li>
- *   <li>{@code jctools}: JCTools' SpscArrayQueue, and {@code lab-O1}: the
- *       lab's own SPSC queue (notebook 05), both through
- *       {@link mechsym.spsc.SpscQueue}; offer and poll busy-spin
- *       ({@code Thread.onSpinWait}) while full or empty. Not in the post.</li>
- * </ul>
+ * <p>Channels ({@code --channel}): {@code disruptor-busy-spin}, {@code disruptor-yielding},
+ * {@code disruptor-blocking} (a single-producer RingBuffer of preallocated events, one BatchEventProcessor, that
+ * wait strategy; the publisher claims a slot, writes the sequence number, publishes); {@code abq}
+ * ({@code ArrayBlockingQueue} put and take, the post's comparison); {@code jctools} (JCTools' SpscArrayQueue) and
+ * {@code lab-O1} (notebook 05's queue), through {@link mechsym.spsc.SpscQueue}, spinning with
+ * {@code onSpinWait} while full or empty: not in the post.
  *
- * <p>Every event's sequence is checked in order by the consumer, in its loop:
- * a RingBuffer event must carry the next number; a queue element must be the
- * next of a cycle of 64 distinct preallocated objects (the listing boxed
- * {@code Long.valueOf(i)} per event; here no run allocates, so the queue is
- * measured, not the allocator). The check is branch-free (xor/or into one
- * word on the value just read) and read after the runs: a run with an event
- * out of order ends normally and then fails (exit 3, no number). A loss of
- * exactly a multiple of 64 queue elements would pass the order check, but
- * then the consumer never takes its count of events and the run ends at
- * {@code --max-ms} without a number. After the last run: the consumer took
- * exactly runs x events, and the queue is empty. The check's cost: an A/B
- * against a copy with it removed (alternating fresh JVMs, pinned cross-core,
- * 20 M events x 5 measured runs, 8 pairs on the lab's 2-vCPU machine):
- * throughput with / without, median 1.02 (range 0.74-2.51) for the busy-spin
- * RingBuffer and 1.07 (0.32-3.16) for JCTools. No cost shows, but that
- * machine's fork-to-fork noise is far wider than 2%, so it cannot prove the
- * cost under 2% either. (An earlier version compared each queue element
- * against a 64K-entry array and halved JCTools' throughput; hence the
- * 64-object cycle.)
+ * <p>The consumer checks every event in order, in its loop but branch-free (xor/or into one word, read after
+ * the runs): a RingBuffer event must carry the next number, a queue element must be the next of a cycle of 64
+ * preallocated objects (the perf test boxed {@code Long.valueOf(i)} per event; here no run allocates, so the queue
+ * is measured, not the allocator). Out of order: exit 3, no number; a loss of a multiple of 64 elements leaves the
+ * consumer short and the run ends at {@code --max-ms}, no number. After the last run the consumer took exactly
+ * runs x events and the channel is empty. The check's cost, A/B against a copy without it:
+ * {@code data/fidelity/disruptor.csv} (no cost shows; the noise cannot prove it under 2%).
  *
- * <p>Protocols ({@code --protocol}):
- * <ul>
- *   <li>{@code post}: the perf test's structure: no warm-up, {@code --runs}
- *       (3) passes in one JVM, each timed in milliseconds from the first
- *       publish until the processor has taken the last event (the publisher
- *       busy-spins on that), ops/s = events x 1000 / ms.</li>
- *   <li>{@code lab}: warm-up runs (marked {@code warmup=true}), then measured
- *       runs, timed with {@code nanoTime} in the same places.</li>
- * </ul>
- * Both: publisher and consumer on threads of their own, which live for every
- * run; {@code --pin=P,C} pins the publisher to CPU P and the consumer to CPU C
- * (taskset on each thread's own id) before the first run. A run that has not
- * finished after {@code --max-ms} (a consumer that died, a full ring that
- * never drains) ends the JVM with exit 1 and no number.
- *
- * <p>Fault injection, for the tests ({@code --inject=skip}): the publisher,
- * through a wrapper class loaded only then, sends number i + 1 in place of
- * the middle event i of the first run; the consumer sees a number out of
- * order: exit 3, nothing on stdout, every time.
+ * <p>Protocols: {@code post}, the perf test's structure: no warm-up, {@code --runs} (3) passes in one JVM, each
+ * timed in ms ({@code currentTimeMillis}); {@code lab}: warm-up runs, then measured runs, timed with
+ * {@code nanoTime} in the same places. Both: publisher and consumer threads live for every run; {@code --pin=P,C}
+ * pins them before the first run; a run not finished after {@code --max-ms} ends the JVM (exit 1, no number).
+ * {@code --inject=skip} (tests): the publisher sends i + 1 for the middle event of the first run: exit 3, every time.
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp 'build/mechsym.jar:build/lib/*' mechsym.disruptor.DisruptorThroughput \
  *        --channel=disruptor-busy-spin --events=20000000 --pin=0,1
  * </pre>
- * prints CSV (channel, pinning, iteration, warmup, metric, value, unit) with
- * {@code duration} (ns) and {@code throughput} (events/s) per run. Expect tens
- * of millions of events/s for the RingBuffer and the SPSC queues across two
- * cores, a few million for ArrayBlockingQueue.
+ * prints {@code duration} (ns), its JIT and GC time ({@link JitGc}) and {@code throughput} (events/s) per run.
+ * Expect tens of millions of events/s for the RingBuffer and the SPSC queues across two cores, a few million for
+ * ArrayBlockingQueue.
  */
 public final class DisruptorThroughput {
     public static final List<String> CHANNELS = List.of("disruptor-busy-spin", "disruptor-yielding",
@@ -149,8 +110,10 @@ public final class DisruptorThroughput {
         final int total = warmupRuns + runs;
         final Tally tally = new Tally(events);
         final Channel ch = Channel.create(channel, size, tally);
+        final JitGc[] jitGc = JitGc.regions(total);
+        JitGc.open();
         final long[] durations = measure(skip ? new SkipOne(ch, events / 2) : ch, tally, events, total, post, pin,
-                                         maxMs);
+                                         maxMs, jitGc);
         final long taken = tally.count;
         CheckFailed.require(taken == events * total, "the consumer took " + taken + " events, expected "
                             + events * total);
@@ -162,6 +125,7 @@ public final class DisruptorThroughput {
         for (int r = 0; r < total; r++) {
             final boolean warmup = r < warmupRuns;
             csv.row(extra, r, warmup, "duration", durations[r], "ns");
+            jitGc[r].rows(csv, extra, r, warmup);
             csv.row(extra, r, warmup, "throughput", events * 1e9 / durations[r], "ops/s");
         }
         csv.flush(System.out);
@@ -170,10 +134,11 @@ public final class DisruptorThroughput {
     /**
      * {@code runs} runs of {@code events} events from a publisher thread to the
      * channel's consumer thread; the nanoseconds of each (whole milliseconds
-     * with the post's clock).
+     * with the post's clock), and the JIT and GC time inside each run's clock in {@code jitGc[r]}.
      */
     private static long[] measure(final Channel ch, final Tally tally, final long events, final int runs,
-                                 final boolean post, final int[] pin, final long maxMs) throws InterruptedException {
+                                 final boolean post, final int[] pin, final long maxMs, final JitGc[] jitGc)
+            throws InterruptedException {
         final long[] durations = new long[runs];
         final FirstFailure failure = new FirstFailure();
         final Thread watchdog = new Thread(() -> {
@@ -195,12 +160,14 @@ public final class DisruptorThroughput {
                                                () -> ch.consume(events * runs), stop);
         final Thread publisher = Threads.worker("publisher", Affinity.cpuOf(pin, 0), failure, () -> {
             for (int r = 0; r < runs && !tally.abort; r++) {
+                jitGc[r].start();
                 final long t0 = post ? System.currentTimeMillis() : System.nanoTime();
                 publish(ch, r * events, events);
                 while (tally.runsDone <= r && !tally.abort) {
                     Thread.onSpinWait();
                 }
                 durations[r] = post ? (System.currentTimeMillis() - t0) * 1_000_000L : System.nanoTime() - t0;
+                jitGc[r].stop();
             }
             ch.halt();
         }, stop);

@@ -9,6 +9,7 @@ import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
+import mechsym.common.JitGc;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
 
@@ -99,11 +100,13 @@ public final class FalseSharing {
         final Placement placement = Placement.of(offset);
         final Csv csv = new Csv("pinning");
         final List<String> extra = List.of(Affinity.pinning(pin));
+        final JitGc[] jitGc = JitGc.regions(warmupRuns + runs);
         for (int r = 0; r < warmupRuns + runs; r++) {
-            final long duration = measure(counters, placement, threads, iterations, pin, inject && r == 0);
+            final long duration = measure(counters, placement, threads, iterations, pin, inject && r == 0, jitGc[r]);
             check(counters, threads, r);
             final boolean warmup = r < warmupRuns;
             csv.row(extra, r, warmup, "duration", duration, "ns");
+            jitGc[r].rows(csv, extra, r, warmup);
             if (placement.recorded()) {
                 csv.row(extra, r, warmup, "array_offset", placement.arrayOffset(counters), "bytes");
                 csv.row(extra, r, warmup, "array_shares_line", placement.sharesArrayLine(counters, layout, threads),
@@ -117,12 +120,14 @@ public final class FalseSharing {
 
     /**
      * One run: fresh counters (placed as {@code --array-offset} asks), {@code threads} fresh threads (each pinned to its CPU first, when asked), the
-     * clock from opening their start gate to the last join. Returns the duration in ns.
+     * clock from opening their start gate to the last join, with the JIT and GC time inside it. Returns the
+     * duration in ns.
      */
     static long measure(final Layouts.Counters counters, final Placement placement, final int threads,
-                        final long iterations, final int[] pin, final boolean injectShort)
+                        final long iterations, final int[] pin, final boolean injectShort, final JitGc jitGc)
             throws InterruptedException {
         placement.allocate(counters, threads);
+        JitGc.open();   // after the counters are placed: its allocations would move them (once per JVM)
         final CountDownLatch ready = new CountDownLatch(threads);
         final CountDownLatch go = new CountDownLatch(1);
         final FirstFailure failure = new FirstFailure();
@@ -141,12 +146,14 @@ public final class FalseSharing {
             workers[k].start();
         }
         ready.await();
+        jitGc.start();
         final long start = System.nanoTime();
         go.countDown();
         for (final Thread t : workers) {
             t.join();
         }
         final long duration = System.nanoTime() - start;
+        jitGc.stop();
         failure.rethrow("writer thread");
         return duration;
     }

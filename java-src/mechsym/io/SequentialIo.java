@@ -23,137 +23,52 @@ import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.JitGc;
 import mechsym.common.Defaults;
 import mechsym.common.Kernels;
 
 /**
  * Sequential writes and reads of a pre-allocated file, by the means Java offers.
  *
- * <p>The claim under test ("Java Sequential IO Performance", 2011-12-26,
- * Martin Thompson): the ways Java writes and reads a file sequentially are
- * "not even remotely equal". On a 400MB file that fits the page cache,
- * {@code RandomAccessFile} with a page-sized {@code byte[]} and an NIO
- * {@code FileChannel} with a page-sized {@code ByteBuffer} read fastest
- * (~1.4-1.5 GB/s), memory-mapped files win some writes, and buffered streams
- * lag; on an 8GB file (8GB of RAM) the page cache cannot hold the file and
- * every method falls to roughly the SSD's speed.
+ * <p>The claim ("Java Sequential IO Performance", 2011-12-26, Martin Thompson): the ways Java writes and reads a
+ * file sequentially are "not even remotely equal". On a 400 MB file in the page cache, {@code RandomAccessFile}
+ * with a page-sized {@code byte[]} and a {@code FileChannel} with a page-sized {@code ByteBuffer} read fastest
+ * (~1.4-1.5 GB/s), mapped files win some writes, buffered streams lag; on a file larger than RAM every method
+ * falls to about the SSD's speed.
  *
- * <p>Methods, by name ({@code --method}), as the post's four test cases plus one:
- * <ul>
- *   <li>{@code random-access-file}: {@code RandomAccessFile}, a 4 KiB
- *       {@code byte[]} filled byte by byte, written/read one page per call
- *       (the post's "RandomAccessFile").</li>
- *   <li>{@code buffered-stream}: {@code BufferedOutputStream} /
- *       {@code BufferedInputStream} (default 8 KiB buffer), one byte per call
- *       (the post's "BufferedStreamFile").</li>
- *   <li>{@code channel-heap}: {@code FileChannel} with a 4 KiB heap
- *       {@code ByteBuffer}, one {@code put}/{@code get} per byte (the post's
- *       "BufferedChannelFile").</li>
- *   <li>{@code channel-direct}: the same with {@code ByteBuffer.allocateDirect}.
- *       Not in the post.</li>
- *   <li>{@code mapped}: {@code FileChannel.map} windows of at most
- *       {@code --window} bytes (default 2 GiB - 4 KiB), re-mapped when one is
- *       used up, one {@code put}/{@code get} per byte (the post's
- *       "MemoryMappedFile").</li>
- *   <li>{@code all}: the post's four cases (all but {@code channel-direct}),
- *       one after the other in the post's order, in one JVM, as the post ran
- *       them: each case then inherits the JIT's and the page cache's state
- *       from the one before.</li>
- * </ul>
+ * <p>Methods ({@code --method}), the post's four cases plus one, one add per byte into a checksum in each:
+ * {@code random-access-file} (4 KiB {@code byte[]}, one page per call), {@code buffered-stream} (8 KiB buffered
+ * streams, one byte per call), {@code channel-heap} and {@code channel-direct} (4 KiB heap or direct
+ * {@code ByteBuffer}, one put/get per byte; direct is not in the post), {@code mapped} ({@code FileChannel.map}
+ * windows of at most {@code --window} bytes), {@code all} (the post's four in its order in one JVM, each
+ * inheriting the JIT's and page cache's state from the one before). A pass writes the whole file and reads it
+ * back, each phase timed from opening the file to closing it; {@code --passes} (5, as the post) per JVM, the
+ * first {@code --warmup-passes} marked warm-up. Each phase's JIT and GC time is recorded beside it ({@link JitGc}).
  *
- * <p>Each pass writes the whole file, then reads it back; the timed region of
- * a phase runs from opening the file to closing it, as in the post.
- * {@code --passes} passes (5, as the post) in one JVM, so that warm-up shows;
- * the first {@code --warmup-passes} are reported with {@code warmup=true}.
+ * <p>Protocols: {@code post}, the listing's code shape and data ({@link PostCases} names each difference); the
+ * data is the same every pass, so it cannot tell a stale read from a fresh one. {@code lab} (the default)
+ * differs on purpose: byte i is {@code (byte)((i & 0x7F) + salt)} with a per-page, per-pass salt, so a stale,
+ * zero or short read fails the check (written and read checksums must equal the pattern's: else exit 3, no
+ * number); streams overwrite the pre-allocated file in place (the post's truncated it); {@code mapped} unmaps
+ * each window inside the clock, so pages can be evicted between passes. Both: {@code --sync=true} ends a write
+ * phase with {@code force}/{@code fsync} inside the clock (the post's larger-than-RAM regime, without such a
+ * file); {@code --evict=ask} stops before each phase ({@code seqio: evict before ...} on stderr) until a line on
+ * stdin, while the bench drops the file's pages, never in the clock; {@code nanoTime} for the clock.
+ * {@code --inject=corrupt} (tests) changes one byte after pass 0's write: the read check fails, every time.
  *
- * <p>Protocols ({@code --protocol}), by name:
- * <ul>
- *   <li>{@code post}: the listing's code shape and data, written anew in
- *       {@link PostCases}, whose comment names every difference from the
- *       listing. In short: the post's abstract test case and one anonymous
- *       subclass per means of IO, loops over a {@code static final} file size
- *       that write {@code (byte) i} and sum every byte, the read checksum
- *       compared with the written one inside the timed call, buffered-stream
- *       writes that truncate the file, read channels opened {@code "rw"},
- *       mappings of up to {@code Integer.MAX_VALUE} bytes left to the garbage
- *       collector, and (with {@code --preallocate=true}) a pre-allocated file
- *       that is not synced. After the timed region: the written checksum must
- *       be the pattern's and the file must still have its size. The data is
- *       the same every pass, so this protocol cannot tell a stale read from a
- *       fresh one; {@code lab} can.</li>
- *   <li>{@code lab} (the default): the lab's own version, with the changes
- *       listed below. Measured beside the listing, its write loops are
- *       slower (one more compare and add per byte for the pattern: about
- *       0.6-0.8x the listing's {@code RandomAccessFile} write), and its
- *       mapped phases include the unmapping.</li>
- * </ul>
- *
- * <p>Fault injection, for the tests ({@code --inject=corrupt}): after pass
- * 0's write (untimed) one byte in the middle of the file is changed to
- * another value; the sum of the bytes then always differs, so the read check
- * fails (exit 3, no number), in either protocol, every time.
- *
- * <p>The {@code lab} protocol's changes from the post's code, all deliberate:
- * <ul>
- *   <li>The data: byte {@code i} of the file is {@code (byte)((i & 0x7F) + salt)},
- *       where {@code salt} is a hash of the page number and a per-pass seed
- *       (the post wrote {@code (byte) i}, the same bytes every pass). Each
- *       method still does one add per byte for its checksum, as the post, but
- *       the checksum now differs from pass to pass, so a read that returned
- *       an earlier pass's data (or zeros, or a short file) fails the check.
- *       Both the written and the read checksum must equal the one computed
- *       from the pattern; otherwise the kernel exits with code 3 and prints
- *       no number at all. The byte count read must equal the file size.</li>
- *   <li>{@code buffered-stream} writes through a {@code FileOutputStream} on a
- *       {@code RandomAccessFile}'s descriptor, so the pre-allocated file is
- *       overwritten in place; the post's {@code new FileOutputStream(name)}
- *       truncated it to zero first, so its stream writes also re-allocated
- *       the file's blocks.</li>
- *   <li>{@code mapped} unmaps every window when it is done with it (through
- *       {@code sun.misc.Unsafe.invokeCleaner}, inside the timed region)
- *       instead of leaving that to the garbage collector: a page still mapped
- *       cannot be evicted from the page cache between passes.</li>
- *   <li>(Both protocols.) {@code --sync=true} makes every write phase end
- *       with the data on the device ({@code force}/{@code fsync} inside the
- *       timed region), like
- *       {@code dd conv=fdatasync}: this is how the bench reproduces the post's
- *       "file larger than memory" regime, where dirty-page writeback throttled
- *       the writer to the device's speed, without writing a file larger than
- *       RAM.</li>
- *   <li>(Both protocols.) {@code --evict=ask}: before every timed phase the
- *       kernel closes everything, prints {@code seqio: evict before <phase>
- *       pass <n> method <method>} on stderr and waits for one line on stdin
- *       (with {@code post} the mappings are unmapped first). The Python driver
- *       ({@code mechsym.experiments.seqio}) then syncs the file and drops its
- *       pages from the page cache ({@code posix_fadvise(DONTNEED)}), so the
- *       phase starts with a cold cache; eviction is never in the timed
- *       region. {@code --evict=none} (the default) never waits.</li>
- *   <li>(Both protocols.) {@code System.nanoTime} instead of
- *       {@code currentTimeMillis}.</li>
- * </ul>
- *
- * <p>The file: {@code --file} must not exist unless {@code --preallocate=false}
- * (then it must exist with exactly {@code --size} bytes). With
- * {@code --preallocate=true} the kernel creates it by writing zero pages
- * (untimed, as the post's {@code preallocateTestFile}; synced in the lab
- * protocol, left to writeback in the post's) and deletes it
- * when it finishes, whatever happens; it never deletes a file it did not
- * create, and it writes nothing but that file.
+ * <p>The file: {@code --file} is created by writing zero pages (untimed) and deleted at the end, whatever
+ * happens; with {@code --preallocate=false} it must exist with exactly {@code --size} bytes. Nothing else is
+ * written. Comparisons with the listing: {@code data/fidelity/seqio.csv}.
  *
  * <p>How to run and what you should see:
  * <pre>
- *   java -cp build/mechsym.jar mechsym.io.SequentialIo --method=channel-heap \
- *        --file=/tmp/seqio.dat --size=409600000 --passes=5
- *   java -cp build/mechsym.jar mechsym.io.SequentialIo --protocol=post --method=all \
- *        --file=/tmp/seqio.dat --size=409600000 --passes=5
+ *   java -cp build/mechsym.jar mechsym.io.SequentialIo --method=channel-heap --file=/tmp/seqio.dat \
+ *        --size=409600000 --passes=5
+ *   java -cp build/mechsym.jar mechsym.io.SequentialIo --protocol=post --method=all --file=/tmp/seqio.dat ...
  * </pre>
- * prints CSV (method, sync, evict, size_bytes, iteration, warmup, metric,
- * value, unit) with {@code write_throughput}/{@code read_throughput} in MB/s
- * (10^6 bytes per second) and {@code write_duration}/{@code read_duration}
- * in ns, one row each per pass. From the page cache, {@code random-access-file}
- * and the channels should read at several GB/s and {@code buffered-stream}
- * several times slower; with {@code --sync=true --evict=ask} (driven by the
- * bench) every method should sit near the device's own speed.
+ * prints {@code write_/read_duration} (ns), {@code write_/read_throughput} (MB/s) per pass. From the page cache
+ * {@code random-access-file} and the channels read at several GB/s, {@code buffered-stream} several times
+ * slower; with {@code --sync=true --evict=ask} (driven by the bench) every method sits near the device's speed.
  */
 public final class SequentialIo {
     public static final int PAGE_SIZE = 4096;
@@ -257,6 +172,7 @@ public final class SequentialIo {
                 }, "seqio-cleanup"));
                 preallocate(file, size, !post);
             }
+            JitGc.open();
             if (post) {
                 runPost(phases, method, window);
             } else {
@@ -283,6 +199,9 @@ public final class SequentialIo {
         final BufferedReader stdin;
         final Csv csv;
         final boolean corrupt;
+        /** The JIT and GC time inside the current pass's write and read clocks. */
+        final JitGc writeJitGc = new JitGc();
+        final JitGc readJitGc = new JitGc();
 
         Phases(final Path file, final long size, final int passes, final int warmupPasses, final boolean sync,
                final String evict, final BufferedReader stdin, final Csv csv, final boolean corrupt) {
@@ -308,8 +227,10 @@ public final class SequentialIo {
             final List<String> extra = List.of(method, Boolean.toString(sync), evict, Long.toString(size));
             final boolean warm = pass < warmupPasses;
             csv.row(extra, pass, warm, "write_duration", writeNs, "ns");
+            writeJitGc.rows(csv, extra, pass, warm, "write");
             csv.row(extra, pass, warm, "write_throughput", size * 1e3 / writeNs, "MB/s");
             csv.row(extra, pass, warm, "read_duration", readNs, "ns");
+            readJitGc.rows(csv, extra, pass, warm, "read");
             csv.row(extra, pass, warm, "read_throughput", size * 1e3 / readNs, "MB/s");
         }
     }
@@ -330,18 +251,22 @@ public final class SequentialIo {
 
             awaitEviction(ph, "write", pass, method);
             System.gc();
+            ph.writeJitGc.start();
             long start = System.nanoTime();
             final int written = write(method, ph.file, ph.size, passSeed, window, ph.sync);
             final long writeNs = System.nanoTime() - start;
+            ph.writeJitGc.stop();
             CheckFailed.require(written == expected, method + " pass " + pass + ": checksum written " + written
                 + " differs from the pattern's " + expected);
             ph.afterWrite(pass);
 
             awaitEviction(ph, "read", pass, method);
             System.gc();
+            ph.readJitGc.start();
             start = System.nanoTime();
             final int read = read(method, ph.file, ph.size, window);
             final long readNs = System.nanoTime() - start;
+            ph.readJitGc.stop();
             CheckFailed.require(read == expected, method + " pass " + pass + ": checksum read " + read
                 + " differs from the one written " + expected);
 
@@ -362,7 +287,9 @@ public final class SequentialIo {
             for (int pass = 0; pass < ph.passes; pass++) {
                 awaitEviction(ph, "write", pass, c.getName());
                 System.gc();
+                ph.writeJitGc.start();   // around the listing's test(), which holds the clock
                 final long writeNs = c.test(PostCases.Case.Type.WRITE, fileName);
+                ph.writeJitGc.stop();
                 c.unmapKept();
                 CheckFailed.require(c.writtenChecksum() == expected, c.getName() + " pass " + pass
                     + ": checksum written " + c.writtenChecksum() + " differs from the pattern's " + expected);
@@ -370,7 +297,9 @@ public final class SequentialIo {
 
                 awaitEviction(ph, "read", pass, c.getName());
                 System.gc();
+                ph.readJitGc.start();
                 final long readNs = c.test(PostCases.Case.Type.READ, fileName);   // checks read == written, as the post
+                ph.readJitGc.stop();
                 c.unmapKept();
                 requireSize(Files.size(ph.file), ph.size);
 

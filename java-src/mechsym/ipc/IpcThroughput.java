@@ -17,6 +17,7 @@ import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.FirstFailure;
+import mechsym.common.JitGc;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
 
@@ -71,7 +72,8 @@ import mechsym.common.Threads;
  *   java -cp 'build/mechsym.jar:build/lib/*' mechsym.ipc.IpcThroughput --transport=processes --pin=0,1
  * </pre>
  * prints CSV rows (iteration, warmup, metric, value, unit) with
- * {@code throughput} in ops/s and {@code duration} in ns per run, and each
+ * {@code throughput} in ops/s and {@code duration} in ns per run (with threads also {@code jit_ms},
+ * {@code gc_ms}, {@code gc_count}: {@link JitGc}; between processes the producer JVM's are not seen), and each
  * counter's address mod 64 (24 aligned, 60 unaligned). The post saw 98M ops/s
  * between processes across cores, 220M between threads.
  */
@@ -184,6 +186,7 @@ public final class IpcThroughput {
         final FirstFailure failure = new FirstFailure();
         volatile Process child;
         OffHeapQueue q;
+        JitGc[] jitGc;   // null with --transport=processes
 
         Consumer(final Plan p, final String transport, final Path dir, final int[] pin) {
             this.p = p;
@@ -206,6 +209,11 @@ public final class IpcThroughput {
                 final long[] offsets = checkAlignment(q, p.layout);
                 final long[] durations = new long[p.total()];
                 final long[] diffs = new long[p.total()];  // per run: the bits in which a received int differed
+                // JIT and GC time inside each run's clock: with threads only (a producer JVM compiles on its own)
+                if (transport.equals("threads")) {
+                    jitGc = JitGc.regions(p.total());
+                    JitGc.open();
+                }
                 final Thread consumer = Threads.worker("ipc-consumer", pin.length == 2 ? pin[1] : -1, failure,
                                                        () -> consume(durations, diffs), this::abort);
                 if (transport.equals("threads")) {
@@ -252,6 +260,9 @@ public final class IpcThroughput {
                 final boolean warmup = r < p.warmupRuns;
                 csv.row(extra, r, warmup, "throughput", p.messages * 1e9 / durations[r], "ops/s");
                 csv.row(extra, r, warmup, "duration", durations[r], "ns");
+                if (jitGc != null) {
+                    jitGc[r].rows(csv, extra, r, warmup);
+                }
             }
             csv.flush(System.out);
         }
@@ -320,7 +331,11 @@ public final class IpcThroughput {
         void consume(final long[] durations, final long[] diffs) {
             final OffHeapQueue queue = q;
             final long n = p.messages;
+            final JitGc[] regions = jitGc;
             for (int r = 0; r < durations.length; r++) {
+                if (regions != null) {
+                    regions[r].start();
+                }
                 queue.putVolatile(queue.controlAddr + GO, r + 1);
                 final long start = System.nanoTime();
                 final long base = r * n;
@@ -339,6 +354,9 @@ public final class IpcThroughput {
                     diff |= v ^ ((int) (base + i) & 0xFFFF_FFFFL);
                 }
                 durations[r] = System.nanoTime() - start;
+                if (regions != null) {
+                    regions[r].stop();
+                }
                 diffs[r] = diff;
             }
         }

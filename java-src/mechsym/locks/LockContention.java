@@ -12,6 +12,7 @@ import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
+import mechsym.common.JitGc;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
 import mechsym.common.VmOptions;
@@ -149,15 +150,18 @@ public final class LockContention {
             sizes[i] = i < warmupRuns ? warmupSize : iterations;
         }
         final long[] durations = new long[sizes.length];
+        final JitGc[] jitGc = JitGc.regions(sizes.length);
+        JitGc.open();
         if (workers.equals("fresh")) {
             for (int i = 0; i < sizes.length; i++) {
-                durations[i] = measure(lock, threads, sizes[i], pin);
+                durations[i] = measure(lock, threads, sizes[i], pin, jitGc[i]);
             }
         } else {
-            measureReused(lock, threads, sizes, pin, durations);
+            measureReused(lock, threads, sizes, pin, durations, jitGc);
         }
         for (int i = 0; i < sizes.length; i++) {
             emit(csv, extra, i, i < warmupRuns, threads, sizes[i], durations[i]);
+            jitGc[i].rows(csv, extra, i, i < warmupRuns);
         }
         csv.flush(System.out);
     }
@@ -178,6 +182,13 @@ public final class LockContention {
      */
     public static long measure(final String lock, final int threads, final long iterations, final int[] pin)
             throws InterruptedException {
+        JitGc.open();
+        return measure(lock, threads, iterations, pin, new JitGc());
+    }
+
+    /** As above, with the JIT and GC time inside the clock read into {@code jitGc}. */
+    static long measure(final String lock, final int threads, final long iterations, final int[] pin,
+                        final JitGc jitGc) throws InterruptedException {
         if (!LOCKS.contains(lock)) {
             throw new IllegalArgumentException("lock '" + lock + "': allowed values are " + String.join(", ", LOCKS));
         }
@@ -191,12 +202,16 @@ public final class LockContention {
         counter = 0L;
         ATOMIC.set(0L);
         final long[] start = new long[1];
-        final CyclicBarrier barrier = new CyclicBarrier(threads, () -> start[0] = System.nanoTime());
+        final CyclicBarrier barrier = new CyclicBarrier(threads, () -> {
+            jitGc.start();
+            start[0] = System.nanoTime();
+        });
         runWorkers(threads, pin, () -> {
             barrier.await();
             increment(lock, perThread);
         }, barrier::reset);
         final long end = System.nanoTime();
+        jitGc.stop();
         final long expected = perThread * threads;
         final long actual = lock.equals("atomic") ? ATOMIC.get() : counter;
         CheckFailed.require(actual == expected,
@@ -211,16 +226,25 @@ public final class LockContention {
      */
     public static void measureReused(final String lock, final int threads, final long[] sizes, final int[] pin,
                                      final long[] durations) throws InterruptedException {
+        JitGc.open();
+        measureReused(lock, threads, sizes, pin, durations, JitGc.regions(sizes.length));
+    }
+
+    /** As above, with each run's JIT and GC time inside the clock read into {@code jitGc[run]}. */
+    static void measureReused(final String lock, final int threads, final long[] sizes, final int[] pin,
+                              final long[] durations, final JitGc[] jitGc) throws InterruptedException {
         final long[] start = new long[1];
         final int[] run = new int[1];
         final String[] checkFailure = new String[1];
         final CyclicBarrier startBarrier = new CyclicBarrier(threads, () -> {
             counter = 0L;
             ATOMIC.set(0L);
+            jitGc[run[0]].start();
             start[0] = System.nanoTime();
         });
         final CyclicBarrier endBarrier = new CyclicBarrier(threads, () -> {
             final long end = System.nanoTime();
+            jitGc[run[0]].stop();
             final int r = run[0]++;
             durations[r] = end - start[0];
             final long expected = (sizes[r] / threads) * threads;

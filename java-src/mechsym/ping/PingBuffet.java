@@ -18,6 +18,7 @@ import mechsym.common.Affinity;
 import mechsym.common.Args;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.JitGc;
 import mechsym.common.Kernels;
 
 /**
@@ -122,9 +123,17 @@ public final class PingBuffet {
             try (Links.Link link = Links.client(mode, peer == null ? 0 : peer.port, peer == null ? null : peer.file,
                                                 spin, inject)) {
                 final long[] rtt = new long[pings];
+                // the JIT and GC time of a run's pings, in one JVM only (a server JVM compiles on its own)
+                final JitGc jitGc = peer == null ? new JitGc() : null;
+                if (jitGc != null) {
+                    JitGc.open();
+                }
                 long seq = 0;
                 for (int r = 0; r < warmupRuns + runs; r++) {
                     int bad = 0;
+                    if (jitGc != null) {
+                        jitGc.start();
+                    }
                     for (int i = 0; i < pings; i++) {
                         final long expect = ++seq;
                         final long t0 = System.nanoTime();
@@ -139,9 +148,15 @@ public final class PingBuffet {
                             }
                         }
                     }
+                    if (jitGc != null) {
+                        jitGc.stop();
+                    }
                     CheckFailed.require(bad == 0, "run " + r + ": " + bad + " of " + pings
                                                   + " pings came back with another sequence number");
                     report(csv, cols, r, r < warmupRuns, rtt, protocol);
+                    if (jitGc != null) {
+                        jitGc.rows(csv, cols, r, r < warmupRuns);
+                    }
                 }
             }
         } finally {

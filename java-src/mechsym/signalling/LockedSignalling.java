@@ -14,6 +14,7 @@ import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
+import mechsym.common.JitGc;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
 
@@ -108,6 +109,7 @@ public final class LockedSignalling {
             VolatilePingPong.requirePostArguments("spin", sampleEvery);
         }
 
+        JitGc.open();
         final Csv csv = new Csv("pinning");
         final List<String> extra = List.of(Affinity.pinning(pin));
         final boolean skip = inject.equals("skip");
@@ -133,6 +135,7 @@ public final class LockedSignalling {
                                                         final long maxMs, final boolean skip)
             throws InterruptedException {
         Affinity.checkPin("pin", pin, 2, "sender thread, echo thread");
+        JitGc.open();
         final RunResult[] results = new RunResult[runs];
         for (int r = 0; r < runs; r++) {
             results[r] = postRun(r, iterations, pin, maxMs, skip && r == 0);
@@ -149,6 +152,7 @@ public final class LockedSignalling {
         } finally {
             LOCK.unlock();
         }
+        final JitGc jitGc = new JitGc();
         final FirstFailure failure = new FirstFailure();
         final CountDownLatch ready = new CountDownLatch(2);
         final CountDownLatch go = new CountDownLatch(1);
@@ -174,16 +178,18 @@ public final class LockedSignalling {
         ready.await();
         failure.rethrow("signalling thread");   // one could not be pinned
 
+        jitGc.start();
         final long start = System.nanoTime();   // the timed region: start, run, join, as the post's main
         go.countDown();
         joinWhileProgressing(run, sendThread, maxMs, failure);
         joinWhileProgressing(run, echoThread, maxMs, failure);
         final long duration = System.nanoTime() - start;
+        jitGc.stop();
 
         failure.rethrow("signalling thread");
         CheckFailed.require(sendValue == iterations - 1 && echoValue == iterations - 1, "run " + run + ": sendValue="
             + sendValue + ", echoValue=" + echoValue + " after " + iterations + " exchanges");
-        final RunResult result = new RunResult(iterations, 0);
+        final RunResult result = new RunResult(iterations, 0, jitGc);
         result.duration = duration;
         result.exchanges = iterations;
         return result;
@@ -310,6 +316,7 @@ public final class LockedSignalling {
             throw new BadArgument("--iterations=" + iterations + ": must be at least 1");
         }
         Affinity.checkPin("pin", pin, 2, "sender thread, echo thread");
+        JitGc.open();
         final RunResult[] results = new RunResult[runs];
         for (int r = 0; r < runs; r++) {
             results[r] = new RunResult(iterations, sampleEvery);
@@ -330,7 +337,9 @@ public final class LockedSignalling {
         final Thread sender = Threads.worker("send", Affinity.cpuOf(pin, 0), failure, () -> {
             for (int r = 0; r < runs; r++) {
                 start.await();
+                results[r].jitGc.start();
                 final String b = send(results[r], sampleEvery);
+                results[r].jitGc.stop();
                 if (b != null && bad[0] == null) {
                     bad[0] = "run " + r + ": " + b;
                 }

@@ -3,6 +3,7 @@ package mechsym.signalling;
 import java.util.List;
 
 import mechsym.common.Csv;
+import mechsym.common.JitGc;
 
 /** One run's numbers, for both signalling kernels ({@link VolatilePingPong}, {@link LockedSignalling}). */
 public final class RunResult {
@@ -11,10 +12,17 @@ public final class RunResult {
     public long duration;
     public boolean deadlineHit;
     final RoundTrips roundTrips;
+    /** The JIT and GC time inside the run's clock. */
+    final JitGc jitGc;
 
     RunResult(final long iterations, final long sampleEvery) {
+        this(iterations, sampleEvery, new JitGc());
+    }
+
+    RunResult(final long iterations, final long sampleEvery, final JitGc jitGc) {
         this.iterations = iterations;
         this.roundTrips = new RoundTrips(iterations, sampleEvery);
+        this.jitGc = jitGc;
     }
 
     public double nsPerOp() {
@@ -23,6 +31,7 @@ public final class RunResult {
 
     void emit(final Csv csv, final List<String> extra, final int iteration, final boolean warmup) {
         csv.row(extra, iteration, warmup, "duration", duration, "ns");
+        jitGc.rows(csv, extra, iteration, warmup);
         csv.row(extra, iteration, warmup, "exchanges", exchanges, "count");
         csv.row(extra, iteration, warmup, "deadline_hit", deadlineHit ? 1 : 0, "bool");
         if (exchanges > 0) {

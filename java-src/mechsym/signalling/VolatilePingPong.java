@@ -14,6 +14,7 @@ import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
+import mechsym.common.JitGc;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
 
@@ -129,6 +130,7 @@ public final class VolatilePingPong {
             }
         }
 
+        JitGc.open();
         final Csv csv = new Csv("pinning");
         final List<String> extra = List.of(Affinity.pinning(pin));
         final boolean skip = inject.equals("skip");
@@ -167,6 +169,7 @@ public final class VolatilePingPong {
     public static RunResult measurePost(final long iterations, final int[] pin, final long maxMs, final boolean skip)
             throws InterruptedException {
         Affinity.checkPin("pin", pin, 2, "ping thread, pong thread");
+        JitGc.open();
         if (!POST_RAN.compareAndSet(false, true)) {
             throw new IllegalStateException("the post protocol makes one run per JVM: its pong thread from the last "
                 + "run is still spinning on s1");
@@ -176,6 +179,7 @@ public final class VolatilePingPong {
         }
         s1 = 0L;
         s2 = 0L;
+        final JitGc jitGc = new JitGc();   // read outside postPing, which stays the listing's loop
         final FirstFailure failure = new FirstFailure();
         final CountDownLatch ready = new CountDownLatch(1);
         final CountDownLatch over = new CountDownLatch(1);   // the ping loop ended, or the pong thread did
@@ -206,7 +210,9 @@ public final class VolatilePingPong {
             pong.start();   // and the clock starts at once, as the listing's
         }
 
+        jitGc.start();
         final long duration = postPing(iterations);   // the timed region
+        jitGc.stop();
 
         pingDone = true;
         over.countDown();
@@ -216,7 +222,7 @@ public final class VolatilePingPong {
         final long v2 = awaitLastEcho(iterations, maxMs);
         CheckFailed.require(v1 == iterations && v2 == iterations,
             "counters s1=" + v1 + ", s2=" + v2 + " after " + iterations + " exchanges");
-        final RunResult result = new RunResult(iterations, 0);
+        final RunResult result = new RunResult(iterations, 0, jitGc);
         result.duration = duration;
         result.exchanges = iterations;
         return result;
@@ -345,6 +351,7 @@ public final class VolatilePingPong {
             throw new BadArgument("--wait=" + wait + ": allowed values are " + String.join(", ", WAITS));
         }
         Affinity.checkPin("pin", pin, 2, "ping thread, pong thread");
+        JitGc.open();
         final int mode = WAITS.indexOf(wait);
         final RunResult[] results = new RunResult[runs];
         for (int r = 0; r < runs; r++) {
@@ -368,7 +375,9 @@ public final class VolatilePingPong {
         final Thread ping = Threads.worker("ping", Affinity.cpuOf(pin, 0), failure, () -> {
             for (int r = 0; r < runs; r++) {
                 start.await();
+                results[r].jitGc.start();
                 final String bad = pingRun(results[r], mode, sampleEvery, maxMs);
+                results[r].jitGc.stop();
                 if (bad != null && orderFailure[0] == null) {
                     orderFailure[0] = "run " + r + ": " + bad;
                 }

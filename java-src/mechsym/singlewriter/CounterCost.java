@@ -14,91 +14,49 @@ import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.Defaults;
 import mechsym.common.FirstFailure;
+import mechsym.common.JitGc;
 import mechsym.common.Kernels;
 import mechsym.common.Threads;
 
 /**
- * Incrementing one 64-bit counter, by one thread or two, with nothing, a
- * memory barrier, a CAS or a lock: the cost of managing contention.
+ * Incrementing one 64-bit counter, by one thread or two, with nothing, a memory barrier, a CAS or a lock: the
+ * cost of managing contention.
  *
- * <p>The claim under test ("Single Writer Principle", 2011-09-22, Martin
- * Thompson): incrementing a 64-bit counter 500 million times on a 2.4 GHz
- * Westmere takes 300 ms with one thread, 4,700 ms with a memory barrier,
- * 5,700 ms with CAS, 18,000 ms with two threads CAS-ing, 10,000 ms with a
- * lock and 118,000 ms with two threads taking the lock: contention, not the
- * instruction, is the big cost. The post prints no code; each method here is
- * written from its row's name. From "Memory Barriers/Fences" (2011-07-24):
- * what an ordered (release) store and the explicit fences cost beside them.
+ * <p>The claim ("Single Writer Principle", 2011-09-22, Martin Thompson): 500 million increments on a 2.4 GHz
+ * Westmere take 300 ms with one thread, 4,700 ms with a memory barrier, 5,700 ms with CAS, 18,000 ms with two
+ * threads CAS-ing, 10,000 ms with a lock and 118,000 ms with two threads taking it: contention, not the
+ * instruction, is the big cost. The post prints no code; each method is written from its row's name, plus what
+ * an ordered store and the fences of "Memory Barriers/Fences" (2011-07-24) cost beside them.
  *
- * <p>Methods ({@code --method}), each its own loop of {@code iterations}
- * increments in total (each of {@code --threads} threads does its share):
- * <ul>
- *   <li>{@code plain}: the post's "One Thread". The counter lives in a register
- *       and is stored to its field after every increment with
- *       {@code VarHandle.setOpaque}: on x86 a plain {@code mov}, no fence; opaque
- *       only forbids the JIT to sink the store out of the loop and then compute
- *       the loop in closed form (what JMH's Blackhole is for). Its time scales
- *       with the iteration count (the sweep runs it at 1x and 10x to show it).</li>
- *   <li>{@code plain-foldable}: the lesson beside it: {@code counter++} on a
- *       plain field. C2 keeps the field in a register, stores it once after the
- *       loop and replaces the loop by its result: once compiled it costs next to
- *       nothing and does not scale with the iteration count. Not a measurement of
- *       an increment.</li>
- *   <li>{@code barrier}: "One Thread with Memory Barrier": {@code counter++} on a
- *       {@code volatile long} (the JIT adds a locked instruction after the store:
- *       the JMM's store barrier of the 2011-07-24 post).</li>
- *   <li>{@code cas}: "... with CAS": {@code AtomicLong} get, then
- *       {@code compareAndSet(v, v + 1)} until it succeeds (a {@code LOCK CMPXCHG};
- *       not {@code incrementAndGet}, which is a {@code LOCK XADD} since JDK 8).</li>
- *   <li>{@code lock}: "... with Lock": {@code ReentrantLock} lock, {@code counter++},
- *       unlock (the post does not say which lock; {@code synchronized} would be
- *       biased, i.e. free, for one thread on the post's JDK 6).</li>
- *   <li>{@code release}: an ordered store, {@code VarHandle.setRelease}
- *       ({@code AtomicLong.lazySet}), after each increment.</li>
- *   <li>{@code fence-release}, {@code fence-acquire}, {@code fence-full}: the
- *       {@code plain} loop with {@code VarHandle.releaseFence()},
- *       {@code acquireFence()} or {@code fullFence()} after each store (sfence,
- *       lfence and mfence are the 2011-07-24 post's names; on x86 the JIT emits
- *       nothing for the first two and a {@code lock addl} for the full fence).</li>
- * </ul>
- * {@code --threads=2} is for {@code cas} and {@code lock} (the post's two
- * contended rows); the other methods would lose updates with two writers.
+ * <p>Methods ({@code --method}), each its own loop, the increments shared among {@code --threads}:
+ * {@code plain} ("One Thread": the counter in a register, stored with {@code VarHandle.setOpaque} after every
+ * increment, a plain {@code mov} on x86 that the JIT may not sink out of the loop); {@code plain-foldable}, the
+ * lesson beside it ({@code counter++} on a plain field: C2 replaces the loop by its result, so it neither costs
+ * nor scales; not an increment's cost); {@code barrier} ({@code counter++} on a {@code volatile long});
+ * {@code cas} ({@code AtomicLong} get then {@code compareAndSet} until it succeeds: {@code LOCK CMPXCHG}, not the
+ * {@code LOCK XADD} of {@code incrementAndGet}); {@code lock} ({@code ReentrantLock}: {@code synchronized} was
+ * biased, i.e. free, for one thread on the post's JDK 6); {@code release} ({@code setRelease}, i.e. lazySet);
+ * {@code fence-release}, {@code fence-acquire}, {@code fence-full} (the plain loop and that {@code VarHandle}
+ * fence after each store). Only {@code cas} and {@code lock} take {@code --threads=2}: the others would lose
+ * updates with two writers.
  *
- * <p>Protocols ({@code --protocol}):
- * <ul>
- *   <li>{@code post}: what the simplest program for the table does, as the post's
- *       other listings do: one thread runs the loop on {@code main}; two threads
- *       are started by {@code main}, and the clock spans their start and join
- *       (as in the 2011-11-05 listing). No warm-up: the first run is cold, the JIT
- *       compiles the loop while it runs (on-stack replacement).</li>
- *   <li>{@code lab} (the default): warm-up runs first ({@code warmup=true}), then
- *       {@code --runs} measured runs; with two threads, both are started and
- *       waiting before the clock starts and a latch releases them.</li>
- * </ul>
- * Both: every check after the timed region: the counter must equal the
- * iteration count, i.e. threads x each thread's share ({@code --iterations}
- * must divide by the thread count). {@code --pin=a[,b]} pins each thread to its
- * CPU before the clock. One CSV row per run and metric: {@code duration} (ns),
- * {@code increments}, {@code ns_per_op} (duration / increments).
- *
- * <p>Fault injection, for the tests ({@code --inject=lose-one}): the first
- * thread's share is one short in every run (chosen before the run; the measured
- * loops are the same), so the counter ends at iterations - 1: exit 3 and no
- * number, every time, for every method.
- *
- * <p>The post prints no listing: the {@code post} protocol was compared with
- * the simplest program for the table ({@code data/fidelity/singlewriter.csv}).
+ * <p>Protocols: {@code post}, the simplest program for the table (the post has none): one thread loops on
+ * {@code main}, or two threads are started by {@code main} with the clock around their start and join; cold,
+ * compiled while it runs. {@code lab} (the default): warm-up runs first, then {@code --runs}; two threads wait
+ * at a latch that the clock's start opens. After every run the counter must equal {@code --iterations} (which
+ * must divide by the thread count); {@code --pin} pins each thread before the clock. Rows per run:
+ * {@code duration} (ns), {@code increments}, {@code ns_per_op}, and its JIT and GC time ({@link JitGc}).
+ * {@code --inject=lose-one} (tests) makes the first thread's share one short: exit 3, no number, every time.
+ * Compared with the simplest program for the table: {@code data/fidelity/singlewriter.csv}.
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp build/mechsym.jar mechsym.singlewriter.CounterCost --method=plain --iterations=500000000
- *   java -cp build/mechsym.jar mechsym.singlewriter.CounterCost --method=lock --threads=2 --pin=0,1 \
- *        --iterations=50000000
+ *   java -cp build/mechsym.jar mechsym.singlewriter.CounterCost --method=lock --threads=2 --pin=0,1 ...
  * </pre>
- * Expect under a nanosecond per increment for {@code plain}, ~0.01 ns for
- * {@code plain-foldable} (the folded loop), several ns for {@code barrier},
- * {@code cas} and {@code fence-full}, a plain store's cost for {@code release}
- * and the other fences, and tens to hundreds of ns with two threads.
+ * Under a nanosecond per increment for {@code plain}, ~0.01 ns for {@code plain-foldable}, several ns for
+ * {@code barrier}, {@code cas} and {@code fence-full}, a plain store's cost for {@code release} and the other
+ * fences, and tens to hundreds of ns with two threads.
  */
 public final class CounterCost {
     public static final List<String> METHODS = List.of("plain", "plain-foldable", "barrier", "cas", "lock", "release",
@@ -176,16 +134,19 @@ public final class CounterCost {
         if (threads == 1 && pin.length == 1) {
             Affinity.pinCurrentThread(pin[0]);
         }
+        final JitGc jitGc = new JitGc();
+        JitGc.open();
         for (int r = 0; r < warmupRuns + runs; r++) {
             reset();
             final long duration = threads == 1
-                ? timedOnMain(method, iterations - lost)
-                : timedOnTwo(method, iterations / 2, lost, pin, post);
+                ? timedOnMain(method, iterations - lost, jitGc)
+                : timedOnTwo(method, iterations / 2, lost, pin, post, jitGc);
             final long total = total(method);
             CheckFailed.require(total == iterations, "run " + r + ": --method=" + method + " counter = " + total
                                 + " after " + threads + " x " + iterations / threads + " increments");
             final boolean warmup = r < warmupRuns;
             csv.row(extra, r, warmup, "duration", duration, "ns");
+            jitGc.rows(csv, extra, r, warmup);
             csv.row(extra, r, warmup, "increments", iterations, "count");
             csv.row(extra, r, warmup, "ns_per_op", (double) duration / iterations, "ns/op");
         }
@@ -199,10 +160,13 @@ public final class CounterCost {
     }
 
     /** One thread: the loop on the calling thread; returns its duration in ns. */
-    private static long timedOnMain(final String method, final long n) {
+    private static long timedOnMain(final String method, final long n, final JitGc jitGc) {
+        jitGc.start();
         final long start = System.nanoTime();
         increment(method, n);
-        return System.nanoTime() - start;
+        final long duration = System.nanoTime() - start;
+        jitGc.stop();
+        return duration;
     }
 
     /**
@@ -211,7 +175,7 @@ public final class CounterCost {
      * the clock's start releases.
      */
     private static long timedOnTwo(final String method, final long share, final long lost, final int[] pin,
-                            final boolean post) throws InterruptedException {
+                            final boolean post, final JitGc jitGc) throws InterruptedException {
         final FirstFailure failure = new FirstFailure();
         final CountDownLatch ready = new CountDownLatch(2);
         final CountDownLatch go = new CountDownLatch(post ? 0 : 1);
@@ -227,20 +191,25 @@ public final class CounterCost {
             });
         }
         if (post) {
+            jitGc.start();
             final long start = System.nanoTime();
             Threads.startJoinRethrow(failure, "writer thread", workers);
-            return System.nanoTime() - start;
+            final long duration = System.nanoTime() - start;
+            jitGc.stop();
+            return duration;
         }
         for (final Thread t : workers) {
             t.start();
         }
         ready.await();
+        jitGc.start();
         final long start = System.nanoTime();
         go.countDown();
         for (final Thread t : workers) {
             t.join();
         }
         final long duration = System.nanoTime() - start;
+        jitGc.stop();
         failure.rethrow("writer thread");
         return duration;
     }

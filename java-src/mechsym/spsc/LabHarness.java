@@ -7,6 +7,7 @@ import java.util.concurrent.TimeoutException;
 
 import mechsym.common.CheckFailed;
 import mechsym.common.FirstFailure;
+import mechsym.common.JitGc;
 import mechsym.common.Threads;
 
 /**
@@ -33,15 +34,17 @@ public final class LabHarness {
         final long ops;
         final long[] start;
         final long[] end;
+        final JitGc[] jitGc;
         final FirstFailure failure = new FirstFailure();
         volatile boolean abort;
 
-        Shared(final SpscQueue queue, final Object[] values, final long ops, final int iterations) {
+        Shared(final SpscQueue queue, final Object[] values, final long ops, final JitGc[] jitGc) {
             this.queue = queue;
             this.values = values;
             this.ops = ops;
-            this.start = new long[iterations];
-            this.end = new long[iterations];
+            this.start = new long[jitGc.length];
+            this.end = new long[jitGc.length];
+            this.jitGc = jitGc;
         }
 
         /** A failed check: recorded (first one wins) and both threads told to stop. */
@@ -59,11 +62,24 @@ public final class LabHarness {
      */
     public static long[] measure(final SpscQueue queue, final int capacity, final long ops, final int iterations,
                                  final int[] pin) throws InterruptedException {
+        JitGc.open();
+        return measure(queue, capacity, ops, iterations, pin, JitGc.regions(iterations));
+    }
+
+    /**
+     * As above, with the JIT and GC time inside iteration i's clock in {@code jitGc[i]} (read by the producer as
+     * it starts the clock, by the consumer as it stops it).
+     */
+    static long[] measure(final SpscQueue queue, final int capacity, final long ops, final int iterations,
+                          final int[] pin, final JitGc[] jitGc) throws InterruptedException {
+        if (jitGc.length != iterations) {
+            throw new IllegalArgumentException(jitGc.length + " JIT/GC regions for " + iterations + " iterations");
+        }
         final Object[] values = new Object[capacity + 1];
         for (int i = 0; i < values.length; i++) {
             values[i] = Long.valueOf(1_000_000L + i);
         }
-        final Shared s = new Shared(queue, values, ops, iterations);
+        final Shared s = new Shared(queue, values, ops, jitGc);
         final CyclicBarrier barrier = new CyclicBarrier(2);
         final Runnable stop = () -> {
             s.abort = true;
@@ -103,11 +119,13 @@ public final class LabHarness {
                 return;
             }
             if (isProducer) {
+                s.jitGc[i].start();
                 s.start[i] = System.nanoTime();
                 produce(s);
             } else {
                 consume(s, i);
                 s.end[i] = System.nanoTime();
+                s.jitGc[i].stop();
                 if (!s.abort && s.queue.poll() != null) {
                     s.fail("iteration " + i + ": the queue still held a value after all " + s.ops + " were taken");
                 }

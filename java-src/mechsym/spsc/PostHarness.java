@@ -2,6 +2,7 @@ package mechsym.spsc;
 
 import mechsym.common.CheckFailed;
 import mechsym.common.FirstFailure;
+import mechsym.common.JitGc;
 
 /**
  * The post's harness of {@link SpscThroughput} ({@code --protocol=post}):
@@ -34,15 +35,18 @@ public final class PostHarness {
      */
     public static long[] measurePost(final SpscQueue queue, final long ops, final int iterations,
                                      final Object[] placed, final long[][] lines) throws InterruptedException {
-        return measurePost(queue, ops, iterations, placed, lines, null);
+        JitGc.open();
+        return measurePost(queue, ops, iterations, placed, lines, null, JitGc.regions(iterations));
     }
 
     /**
      * As {@link #measurePost(SpscQueue, long, int, Object[], long[][])}; with a {@code placer}, after each
-     * iteration's GC the queue ({@code placed[0]}) is moved, outside the clock, to where the placer puts it.
+     * iteration's GC the queue ({@code placed[0]}) is moved, outside the clock, to where the placer puts it;
+     * {@code jitGc[i]} gets the JIT and GC time inside iteration i's clock.
      */
     static long[] measurePost(final SpscQueue queue, final long ops, final int iterations, final Object[] placed,
-                              final long[][] lines, final Placer placer) throws InterruptedException {
+                              final long[][] lines, final Placer placer, final JitGc[] jitGc)
+            throws InterruptedException {
         final int count = SpscThroughput.postCount(ops);
         final long[] durations = new long[iterations];
         final FirstFailure failure = new FirstFailure();
@@ -52,6 +56,7 @@ public final class PostHarness {
                 placer.settle(placed[0], i);
             }
             lines[i] = SpscThroughput.lineOffsets(placed);
+            jitGc[i].start();
             final long start = System.nanoTime();
             final Thread producer = new Thread(new PostProducer(queue, count), "spsc-producer");
             producer.setUncaughtExceptionHandler((t, e) -> failure.record(e));
@@ -59,6 +64,7 @@ public final class PostHarness {
             final Object last = consumePost(queue, count);
             producer.join();
             durations[i] = System.nanoTime() - start;
+            jitGc[i].stop();
             failure.rethrow("spsc producer");
             CheckFailed.require(last == SpscThroughput.POST_VALUE, "iteration " + i + ": the last value taken was "
                                 + last + ", not the one offered");

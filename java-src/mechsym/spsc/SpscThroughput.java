@@ -6,6 +6,7 @@ import java.util.List;
 import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.Csv;
+import mechsym.common.JitGc;
 import mechsym.common.Defaults;
 import mechsym.common.Kernels;
 import mechsym.common.VmOptions;
@@ -116,11 +117,14 @@ public final class SpscThroughput {
         final Object[] placed = {queue, Addresses.buffer(queue)};
         final long[][] lines = new long[iterations][];
         java.util.Arrays.fill(lines, lineOffsets(placed));
+        // after the queue is built and placed: ManagementFactory's classes and objects would move it
+        final JitGc[] jitGc = JitGc.regions(iterations);
+        JitGc.open();
 
         final SpscQueue measuredQueue = duplicateOne ? new DuplicateFirst(queue) : queue;
         final long[] durations = protocol.equals("post")
-            ? PostHarness.measurePost(measuredQueue, ops, iterations, placed, lines, placer)
-            : LabHarness.measure(measuredQueue, capacity, ops, iterations, pin);
+            ? PostHarness.measurePost(measuredQueue, ops, iterations, placed, lines, placer, jitGc)
+            : LabHarness.measure(measuredQueue, capacity, ops, iterations, pin, jitGc);
 
         final Csv csv = new Csv("queue", "protocol", "pinning", "producer_cpu", "consumer_cpu", "vm_cond_card_mark",
                                 "vm_compile_threshold", "vm_tiered_compilation", "vm_numa",
@@ -135,6 +139,7 @@ public final class SpscThroughput {
             extra.add(Long.toString(lines[i][0]));
             extra.add(Long.toString(lines[i][1]));
             csv.row(extra, i, warmup, "duration", durations[i], "ns");
+            jitGc[i].rows(csv, extra, i, warmup);
             csv.row(extra, i, warmup, "throughput", ops * 1e9 / durations[i], "ops/s");
         }
         csv.flush(System.out);

@@ -6,6 +6,7 @@ import mechsym.common.Args;
 import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
+import mechsym.common.JitGc;
 import mechsym.common.Defaults;
 import mechsym.common.Kernels;
 
@@ -87,6 +88,8 @@ public final class WriteCombining {
     /** The size and number of the arrays, set from the arguments before {@link Data} is first used. */
     private static int items = 1 << 24;
     private static int arrays = POST_ARRAYS;
+    /** The JIT and GC time inside the current case's clock. */
+    private static final JitGc JIT_GC = new JitGc();
 
     private WriteCombining() {
     }
@@ -152,6 +155,7 @@ public final class WriteCombining {
                                   + "--arrays, --per-loop and --warmup-runs are for --protocol=lab");
         }
 
+        JitGc.open();
         final Csv csv = new Csv("arrays", "per_loop");
         boolean faulty = inject;
         if (post) {
@@ -173,6 +177,7 @@ public final class WriteCombining {
     private static void timed(final Csv csv, final int perLoop, final int iterations, final int iteration,
                               final boolean warmup, final boolean faulty) {
         poison(iterations);
+        JIT_GC.start();
         final long start = System.nanoTime();
         if (perLoop == arrays) {
             loop(faulty ? arrays - 1 : arrays, iterations);
@@ -182,10 +187,12 @@ public final class WriteCombining {
             splitLoop(iterations);
         }
         final long duration = System.nanoTime() - start;
+        JIT_GC.stop();
         check(iterations);
         final long stores = (long) (iterations - 1) * arrays;
         final List<String> extra = List.of(Integer.toString(arrays), Integer.toString(perLoop));
         csv.row(extra, iteration, warmup, "duration", duration, "ns");
+        JIT_GC.rows(csv, extra, iteration, warmup);
         csv.row(extra, iteration, warmup, "stores", stores, "count");
         csv.row(extra, iteration, warmup, "ns_per_store", (double) duration / stores, "ns");
     }

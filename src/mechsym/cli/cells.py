@@ -65,7 +65,9 @@ def pick_metrics(ok, wanted: str | None) -> list[str]:
         return names
     units = dict(zip(ok["metric"].astype(str), ok["unit"].astype(str)))
     rates = [m for m in have if units.get(m) in RATE_UNITS]
-    return rates or [m for m in have if units.get(m) not in ("count", "bool")] or have
+    # the JIT and GC time of each run (mechsym.harness) is about the harness, not the code: shown when asked
+    timed = [m for m in have if units.get(m) not in ("count", "bool") and not m.endswith(("jit_ms", "gc_ms"))]
+    return rates or timed or have
 
 
 def cell_keys(df, start: list[str]) -> list[str]:
