@@ -4,7 +4,7 @@ The benchmarks are jmh-src/mechsym/jmh/*.java, built by `make` into build/jmh.ja
 generates the harness). One JMH invocation is one host JVM (`org.openjdk.jmh.Main`) that starts its own forks
 (`-f`); its JSON result (`-rf json -rff FILE`) holds, per benchmark and parameter set, the measured iterations of
 every fork (`rawData[fork][iteration]`) for the primary metric and for each secondary one (the members of a
-`@Group`, and the profilers': `-prof gc` gives gc.alloc.rate.norm in B/op, `-prof comp` the JIT's time). JMH keeps
+`@Group`, and the profilers': `-prof gc` gives gc.alloc.rate.norm in B/op (bytes/op here: UNITS), `-prof comp` the JIT's time). JMH keeps
 no warm-up iteration in its JSON, so every row here is a measured one (warmup False), numbered after the warm-ups
 (iteration = warm-up iterations + k), as the kernels number theirs.
 
@@ -45,6 +45,9 @@ MODE_METRICS = {"thrpt": "throughput", "avgt": "time_per_op", "ss": "single_shot
 #: Profilers every run has (`-prof gc`: allocation per operation) and the optional one (`-prof comp`: JIT time).
 PROFILERS = ("gc",)
 COMP = "comp"
+#: JMH's units -> the lab's (rowcheck.UNITS): its primary scores here are ops/s; -prof gc writes MB/sec, B/op,
+#: counts and ms, -prof comp ms. A unit not here is kept as JMH wrote it (and the store's row check names it).
+UNITS = {"ops/s": "ops/s", "MB/sec": "MB/s", "B/op": "bytes/op", "counts": "count", "ms": "ms", "ns/op": "ns/op"}
 
 
 @dataclass(frozen=True)
@@ -239,7 +242,8 @@ def rows(results: list[dict]) -> pd.DataFrame:
                     if not math.isfinite(v):
                         continue
                     out.append({**base, "jmh_method": method, "fork": fork, "iteration": warmups + k, "warmup": False,
-                                "metric": metric, "value": v, "unit": m.get("scoreUnit", ""), "protocol": PROTOCOL})
+                                "metric": metric, "value": v, "unit": UNITS.get(m.get("scoreUnit", ""), m.get("scoreUnit", "")),
+                                "protocol": PROTOCOL})
     if not out:
         raise MechsymError("JMH result: no measured value in it")
     df = pd.DataFrame(out)
@@ -502,9 +506,10 @@ SPECS: dict[str, list[Spec]] = {
                           "ops/s", {"placement": "cross-core"})],
     "atomiclong": [Spec("increments per second, all threads", ("variant", "threads", "jdk"), "throughput", "ops/s")],
     "singlewriter": [Spec("ns per increment (JMH: 1e9 / its ops/s)", ("variant", "threads", "jdk"), "ns_per_op",
-                          "ns/op", {"scale": "1x", "language": "java"}, jmh_scale=_ns_per_op)],
+                          "ns/op", {"scale": "1x", "language": "java"}, jmh_metric="throughput", jmh_scale=_ns_per_op)],
     "writecombining": [Spec("ns per store, six arrays (JMH: 1e9 / (6 x its iterations/s))", ("variant", "jdk"),
-                            "ns_per_store", "ns", {"arrays": 6, "language": "java"}, jmh_scale=_ns_per_store)],
+                            "ns_per_store", "ns", {"arrays": 6, "language": "java"}, jmh_metric="throughput",
+                            jmh_scale=_ns_per_store)],
     "callerchoose": [Spec("calls per second, G1", ("variant", "words", "jdk"), "throughput", "ops/s",
                           {"collector": "G1"}),
                      Spec("bytes allocated per call, G1 (JMH: -prof gc, gc.alloc.rate.norm)", ("variant", "words", "jdk"),
@@ -565,7 +570,9 @@ def summary(experiment: str, machine=None, root=None, preset=None) -> tuple[str,
         def name(r):
             return ", ".join(f"{k} {r[k]}" if k != "variant" else str(r[k]) for k in spec.keys)
         for _, r in t.iterrows():
-            figure = f"{name(r)}: lab/JMH {r['lab/JMH']:.3g} [{r['low']:.3g}, {r['high']:.3g}]"
+            bounded = math.isfinite(r["low"]) and math.isfinite(r["high"])
+            figure = (f"{name(r)}: lab/JMH {r['lab/JMH']:.3g} " + (f"[{r['low']:.3g}, {r['high']:.3g}]" if bounded else
+                      f"(no interval: {min(r['lab forks'], r['JMH forks'])} fork(s), a judged cell needs 5)"))
             if r["reading"] == "differ":
                 differ.append(figure)
             elif r["reading"] == "inconclusive":
@@ -590,12 +597,13 @@ def summary(experiment: str, machine=None, root=None, preset=None) -> tuple[str,
 
 def section(experiment: str, machine: str | None = None, root: Path | None = None, preset: str | None = None):
     """A notebook's "What does JMH say?" content: summary()'s text, then its tables (shown with IPython's display);
-    returns the last table (or the text alone when there is none)."""
+    returns the last table (or the text alone when there is none). machine "all" reads as None (this machine, or
+    the newest stored): lab and JMH forks are only set side by side from one machine."""
     from IPython.display import Markdown, display
 
     from . import nb
 
-    text, tables = summary(experiment, machine, root, preset)
+    text, tables = summary(experiment, None if machine == "all" else machine, root, preset)
     if not tables:
         return Markdown(text)
     display(Markdown(text))
@@ -629,7 +637,7 @@ def overview_table(machine: str | None = None, root: Path | None = None, preset:
 
 def overview(machine: str | None = None, root: Path | None = None, preset: str | None = None):
     """The overview's JMH table, or the plain sentence that no JMH run is stored yet and how to make one."""
-    t = overview_table(machine, root, preset)
+    t = overview_table(None if machine == "all" else machine, root, preset)
     if t.empty:
         from IPython.display import Markdown
 
