@@ -58,7 +58,7 @@ def test_a_groups_members_are_throughput_rows_of_their_own_method(sample):
 def test_profiler_figures_keep_their_jmh_names_and_units(sample):
     df = jmh.rows(sample)
     norm = by(df, metric="gc.alloc.rate.norm")
-    assert set(norm["unit"]) == {"B/op"} and set(norm["jmh_method"]) == {"pair", "increment"}
+    assert set(norm["unit"]) == {"bytes/op"}  # JMH's B/op in the lab's unit and set(norm["jmh_method"]) == {"pair", "increment"}
     assert len(norm) == 2 * 2 * 2  # two benchmarks x two forks x two iterations
 
 
@@ -121,10 +121,12 @@ def test_the_kernels_lib_has_no_annotation_processor():
 
 # ---------------------------------------------------------------- the sweep's jmh protocol
 
-def test_locks_jmh_cells_are_every_variant_at_one_and_two_threads():
+def test_locks_jmh_cells_are_every_variant_at_one_thread_and_the_unbiased_at_two():
     locks = experiments.get("locks")
     cells = jmh.cells(locks, "jmh", "smoke", None, [FAKE_JDK])  # the cells do not depend on the topology
-    assert {(c.variant, c.params["threads"]) for c in cells} == {(v, t) for v in locks.VARIANTS for t in (1, 2)}
+    unbiased = {v for v in locks.VARIANTS if v not in locks.sweep.BIASED}
+    assert {(c.variant, c.params["threads"]) for c in cells} == {(v, 1) for v in locks.VARIANTS} | {
+        (v, 2) for v in unbiased}
     c = next(c for c in cells if c.variant == "monitor-thin")
     assert c.kernel == "jmh:mechsym.jmh.Locks.increment" and c.flags == ("-XX:-UseBiasedLocking",)
     assert c.params["lock"] == "monitor" and c.labels["protocol"] == "jmh" and c.runner is not None
@@ -227,3 +229,82 @@ def test_side_by_side_without_a_jmh_run_says_how_to_make_one(results_dir):
                {"preset": "standard", "machine": {"machine_id": "m1"}, "status": "complete"}, machine="m1")
     with pytest.raises(MechsymError, match=r"demo: no stored JMH run \(run `mechsym run demo --protocol jmh`\)"):
         jmh.side_by_side("demo", ["variant"], machine="m1")
+
+
+# ---------------------------------------------------------------- every experiment's cells, the sections, claim rows
+
+WIRED = ["locks", "falsesharing", "atomiclong", "singlewriter", "writecombining", "callerchoose", "signalling",
+         "spsc"]
+
+
+@pytest.mark.parametrize("name", WIRED)
+def test_each_experiments_jmh_cells_name_a_built_benchmark_and_fit_the_budget(name):
+    """`mechsym run NAME --protocol jmh` builds these cells; a standard JMH sweep stays near 5 minutes on one JDK
+    (two given: JMH runs on the first) with at least 5 forks a cell, and every benchmark is in build/jmh.jar."""
+    module = experiments.get(name)
+    jdks = [FAKE_JDK, Jdk(home=Path("/opt/jdk-25"), feature=25, version="25", vendor="test")]
+    standard = jmh.cells(module, "jmh", "standard", None, jdks)
+    assert standard and jmh.sweep_seconds(standard) <= 5.5 * 60 and all(c.forks >= 5 for c in standard)
+    assert {c.jdk.feature for c in standard} == {17} and name in jmh.experiments_with_cells()
+    built = benchmark_list()
+    assert {c.params["benchmark"] for c in jmh.cells(module, "jmh", "smoke", None, jdks)} <= built
+    assert {c.variant for c in standard} <= set(module_variants(name, standard))
+
+
+def module_variants(name, cells):
+    """The lab's own variant names for these cells (side_by_side pairs on them)."""
+    lab = {c.variant for c in experiments.get(name).sweep.cells("smoke", _topology(), [FAKE_JDK])}
+    return [c.variant for c in cells if c.variant in lab]
+
+
+def _topology():
+    from mechsym.cpus import read_topology
+    return read_topology()
+
+
+def test_a_section_says_where_lab_and_jmh_differ_and_what_to_check(results_dir, monkeypatch):
+    _runs(results_dir)
+    monkeypatch.setitem(jmh.SPECS, "demo", [jmh.Spec("demo rate", ("variant", "threads", "jdk"), "throughput",
+                                                     "ops/s")])
+    text, tables = jmh.summary("demo", machine="m1")
+    assert len(tables) == 1 and list(tables[0]["variant"]) == ["a", "b"]   # c has no JMH cell: not shown
+    assert "**Lab and JMH differ by more than 10%**" in text and "b, threads 1, jdk 17: lab/JMH 1.96" in text
+    assert all(r in text for r in jmh.REASONS) and "a, threads" not in text.split("differ by more")[1]
+    over = jmh.overview_table(machine="m1")
+    assert set(over["experiment"]) == {"demo"} and set(over["reading"]) == {"comparable", "differ"}
+
+
+def test_without_a_jmh_run_the_section_and_overview_say_how_to_make_one(results_dir, monkeypatch):
+    monkeypatch.setitem(jmh.SPECS, "demo", [jmh.Spec("demo rate", ("variant",), "throughput", "ops/s")])
+    store.save("demo", pd.DataFrame({"experiment": "demo", "variant": "a", "fork": 0, "iteration": [0],
+                                     "warmup": False, "metric": "throughput", "value": 1.0, "unit": "ops/s",
+                                     "status": "ok", "note": ""}),
+               {"preset": "standard", "machine": {"machine_id": "m1"}, "status": "complete"}, machine="m1")
+    text, tables = jmh.summary("demo", machine="m1")
+    assert not tables and "`mechsym run demo --protocol jmh --preset standard` makes one" in text
+    assert jmh.overview_table(machine="m1").empty
+
+
+def test_a_claims_jmh_subrow_is_judged_by_its_own_rule_on_jmhs_forks(results_dir):
+    from mechsym.verdicts import HOLDS, UNMEASURABLE, Claim, Rule
+
+    _runs(results_dir)
+    t = jmh.side_by_side("demo", ["variant", "threads", "jdk"], machine="m1")
+    claim = Claim("demo.a-faster", "post.md", "nb", "a is faster than b", "2x", "a / b", rule=Rule(">=", 1.5),
+                  statistic="a / b", unit="x")
+    [v] = jmh.claim_verdicts(claim, t, ({"variant": "a"}, {"variant": "b"}), lambda a, b: a / b, machine="m1")
+    assert v.outcome == HOLDS and v.protocol == "jmh" and v.scope_text == "JDK 17, JMH" and v.forks == 5
+    assert v.now_value == pytest.approx(102 / 52)
+    [gone] = jmh.claim_verdicts(claim, t, ({"variant": "a"}, {"variant": "c"}), lambda a, b: a / b)
+    assert gone.outcome == UNMEASURABLE and "no JMH forks stored for c" in gone.why
+
+
+def test_every_claim_with_jmh_cells_is_a_claim_of_its_experiment_and_its_cells_are_jmh_cells():
+    for claim_id, how in jmh.CLAIM_CELLS.items():
+        module = experiments.get(how.experiment)
+        assert claim_id in {c.id for c in module.claims.CLAIMS}, claim_id
+        cells = jmh.cells(module, "jmh", "standard", None, [FAKE_JDK])
+        spec = jmh.SPECS[how.experiment][how.spec]
+        for want in how.cells:
+            assert any(all(str(c.columns().get(k, c.variant if k == "variant" else None)) == str(v)
+                           for k, v in want.items()) for c in cells), (claim_id, want, spec.title)

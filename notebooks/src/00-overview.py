@@ -104,6 +104,18 @@ nb.collapsed(overview.ratio_table(claims), overview.ratio_summary(claims), label
 nb.table(overview.left_out(claims))
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# Every headline cell with a stored JMH run (`mechsym run EXPERIMENT --protocol jmh --preset standard`): the lab's
+# harness over JMH's, as lab/JMH with its 95% interval over forks. *comparable*: the whole interval within 0.9-1.1;
+# *differ*: wholly outside, and the experiment's notebook lists what to check; *inconclusive*: neither.
+
+# %%
+from mechsym import jmh
+
+jmh.overview(MACHINE)
+
+# %% [markdown]
 # ## What changed since the posts
 #
 # The notebooks each end with what changed for their post. In short: biased locking is gone from the JDK (removed

@@ -149,6 +149,19 @@ from mechsym import fidelity
 fidelity.section(exp.NAME)
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# The same headline cells measured by JMH (`jmh-src/mechsym/jmh/Locks.java`: the uncontended and two-thread increments
+# of every lock), a harness that guards against dead code, constant folding and missing warm-up by construction. The
+# post's protocol, the lab's and JMH's side by side from the stored runs, with lab/JMH and its interval; where the two
+# harnesses differ by more than 10% the text below the table says so and what to check.
+
+# %%
+from mechsym import jmh
+
+jmh.section(exp.NAME, MACHINE)
+
+# %% [markdown]
 # ## Verdicts
 #
 # Each claim judged per fork, with a 95% bootstrap interval over forks: *holds* or *does not hold* only when the whole

@@ -191,6 +191,20 @@ from mechsym import fidelity
 fidelity.section(exp.NAME, ["mechsym.signalling.LockedSignalling"])
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# The same headline cells measured by JMH (`jmh-src/mechsym/jmh/PingPong.java`: the volatile ping-pong, busy spin and
+# yield (no lock + condition benchmark yet: the post's own cell has no JMH twin)), a harness that guards against dead
+# code, constant folding and missing warm-up by construction. The post's protocol, the lab's and JMH's side by side
+# from the stored runs, with lab/JMH and its interval; where the two harnesses differ by more than 10% the text below
+# the table says so and what to check.
+
+# %%
+from mechsym import jmh
+
+jmh.section(exp.NAME, MACHINE)
+
+# %% [markdown]
 # ## Verdicts
 #
 # Per JDK, first under the post's protocol, then the lab's: the statistic per fork, its median over forks with a 95%

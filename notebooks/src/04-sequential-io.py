@@ -150,6 +150,12 @@ from mechsym import fidelity
 fidelity.section(exp.NAME)
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# JMH cannot express this post's cells: it times sequential file IO through the page cache, where what is measured is
+# the kernel's writeback and the disk, not a method JMH can call in a loop.
+
+# %% [markdown]
 # ## The post's protocol and the lab's kernel
 #
 # The kernel has two protocols. `post` runs the post's four test cases in one JVM, in the post's order, in the shape

@@ -220,6 +220,20 @@ fidelity.section(exp.NAME)
 nb.table(exp.alignment_table(df))
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# The same headline cells measured by JMH (`jmh-src/mechsym/jmh/SpscQueues.java`: JCTools' SpscArrayQueue only (the
+# post's O1, I1-I4 are not JMH benchmarks yet, so the variance claims have no JMH twin)), a harness that guards
+# against dead code, constant folding and missing warm-up by construction. The post's protocol, the lab's and JMH's
+# side by side from the stored runs, with lab/JMH and its interval; where the two harnesses differ by more than 10%
+# the text below the table says so and what to check.
+
+# %%
+from mechsym import jmh
+
+jmh.section(exp.NAME, MACHINE)
+
+# %% [markdown]
 # ## Verdicts
 #
 # Each statistic is computed from the run summaries (one per fresh JVM) and carries a 95% interval over runs: a

@@ -207,6 +207,20 @@ fidelity.section(exp.NAME)
 nb.table(exp.l1d_table(df))
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# The same headline cells measured by JMH (`jmh-src/mechsym/jmh/FalseSharing.java`: every layout at two threads (a
+# `@Group` of two writers, as `JMHSample_22_FalseSharing`), and the first post's two at one), a harness that guards
+# against dead code, constant folding and missing warm-up by construction. The post's protocol, the lab's and JMH's
+# side by side from the stored runs, with lab/JMH and its interval; where the two harnesses differ by more than 10%
+# the text below the table says so and what to check.
+
+# %%
+from mechsym import jmh
+
+jmh.section(exp.NAME, MACHINE)
+
+# %% [markdown]
 # ## Verdicts
 #
 # Per JDK, the timing claims first under the post's protocol (one cold run per JVM, unpinned), then the lab's

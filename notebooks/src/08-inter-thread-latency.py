@@ -202,6 +202,19 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 nb.table(exp.run_to_run(df, ["volatile-spin", "c-spin"]))
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# The same headline cells measured by JMH (`jmh-src/mechsym/jmh/PingPong.java`: the volatile ping-pong, busy spin and
+# yield), a harness that guards against dead code, constant folding and missing warm-up by construction. The post's
+# protocol, the lab's and JMH's side by side from the stored runs, with lab/JMH and its interval; where the two
+# harnesses differ by more than 10% the text below the table says so and what to check.
+
+# %%
+from mechsym import jmh
+
+jmh.section(exp.NAME, MACHINE)
+
+# %% [markdown]
 # ## Verdicts
 #
 # Per runtime (each JDK, C), first under the post's protocol, then the lab's: the statistic per fork, its median over

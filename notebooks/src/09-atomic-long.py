@@ -134,6 +134,20 @@ exp.plot_protocols(df);
 nb.collapsed(exp.summary(df), label="every cell, both protocols")
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# The same headline cells measured by JMH (`jmh-src/mechsym/jmh/AtomicLongIncrement.java`: every Java variant at two
+# threads, XADD and the CAS loop at one), a harness that guards against dead code, constant folding and missing
+# warm-up by construction. The post's protocol, the lab's and JMH's side by side from the stored runs, with lab/JMH
+# and its interval; where the two harnesses differ by more than 10% the text below the table says so and what to
+# check.
+
+# %%
+from mechsym import jmh
+
+jmh.section(exp.NAME, MACHINE)
+
+# %% [markdown]
 # ## Verdicts
 #
 # Per runtime (each JDK, C) and thread count, under the post's protocol and then the lab's: the statistic per fork,

@@ -159,6 +159,20 @@ fidelity.section(exp.NAME)
 nb.collapsed(exp.summary(df), label="every cell")
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# The same headline cells measured by JMH (`jmh-src/mechsym/jmh/SingleWriter.java`: the post's table (plain, barrier,
+# CAS, lock; CAS and lock at two threads) and the release store), a harness that guards against dead code, constant
+# folding and missing warm-up by construction. The post's protocol, the lab's and JMH's side by side from the stored
+# runs, with lab/JMH and its interval; where the two harnesses differ by more than 10% the text below the table says
+# so and what to check.
+
+# %%
+from mechsym import jmh
+
+jmh.section(exp.NAME, MACHINE)
+
+# %% [markdown]
 # ## Verdicts
 #
 # Per runtime (each JDK, C), the table's claims first under the post's protocol, then the lab's: the statistic per

@@ -156,6 +156,12 @@ fidelity.section(exp.NAME)
 nb.collapsed(exp.summary(df), label="every cell")
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# JMH cannot express this post's cells: smart batching is a producer thread, a consumer thread and a simulated device
+# latency in one pipeline, measured end to end over a run, not a call JMH can repeat.
+
+# %% [markdown]
 # ## Verdicts
 #
 # The worked example's claims under the post's protocol, then the lab's; the load claims with the lab's harness

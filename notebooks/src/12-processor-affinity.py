@@ -110,6 +110,12 @@ fidelity.section(exp.NAME)
 nb.table(exp.loss_table(df))
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# JMH cannot express this post's cells: they are a multicast pair, two JVMs exchanging IP multicast, timed by the
+# receiver; JMH measures threads inside one JVM.
+
+# %% [markdown]
 # ## Verdicts
 #
 # Pinned against unpinned, one number per fork (pair of JVMs) with a 95% bootstrap interval over forks: *holds*

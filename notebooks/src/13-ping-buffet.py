@@ -169,6 +169,12 @@ fidelity.section(exp.NAME)
 nb.table(exp.forks_table(df).reset_index())
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# JMH cannot express this post's main cells: its pings go between processes (and through sockets), and JMH measures
+# threads inside one JVM; the in-process volatile ping-pong has its JMH twin in notebook 08.
+
+# %% [markdown]
 # ## Verdicts
 #
 # Pinned cross-core, first under the post's protocol, then the lab's: the statistic from the forks' medians, with a

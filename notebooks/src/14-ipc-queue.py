@@ -148,6 +148,12 @@ fidelity.section(exp.NAME)
 nb.collapsed(exp.summary(df))
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# JMH cannot express this post's cells: the queue lives in a memory-mapped file between two processes, and JMH
+# measures threads inside one JVM.
+
+# %% [markdown]
 # ## Verdicts
 #
 # Each claim under the post's protocol (best run per JVM) and the lab's (median of measured runs per JVM): the

@@ -166,6 +166,12 @@ fidelity.section(exp.NAME)
 nb.collapsed(exp.summary(df), label="every cell")
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# JMH cannot express this post's cells: the bidding system is a whole simulation (bidders, an auction, its end-to-end
+# rate), not one operation JMH can repeat in a loop.
+
+# %% [markdown]
 # ## Verdicts
 #
 # Per JDK, every claim at clients = this machine's cores, first under the post's protocol (its item sweep), then the

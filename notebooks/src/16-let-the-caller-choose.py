@@ -114,6 +114,20 @@ fidelity.section(exp.NAME)
 nb.collapsed(exp.summary(df), label="every cell")
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# The same headline cells measured by JMH (`jmh-src/mechsym/jmh/CallerChoose.java`: every method at 10 and 1,000
+# words, time per call and, with `-prof gc`, bytes per call), a harness that guards against dead code, constant
+# folding and missing warm-up by construction. The post's protocol, the lab's and JMH's side by side from the stored
+# runs, with lab/JMH and its interval; where the two harnesses differ by more than 10% the text below the table says
+# so and what to check.
+
+# %%
+from mechsym import jmh
+
+jmh.section(exp.NAME, MACHINE)
+
+# %% [markdown]
 # ## Verdicts
 #
 # Per collector, under the post's protocol and the lab's: the statistic per fork, its median over forks with a 95%

@@ -139,6 +139,13 @@ fidelity.section(exp.NAME)
 nb.collapsed(exp.forks_table(df), exp.forks_table(df, ["disruptor-yielding", "abq"]), label="every channel")
 
 # %% [markdown]
+# ## What does JMH say?
+#
+# No JMH cell here yet: `mechsym.jmh.SpscQueues` measures `ArrayBlockingQueue` (`queue=abq`) as a producer/consumer
+# group, but the Disruptor itself has no JMH benchmark and this experiment has no `--protocol jmh` cells, so nothing
+# here is set beside JMH.
+
+# %% [markdown]
 # ## Verdicts
 #
 # Per JDK and placement, first under the post's protocol (the perf test's three cold passes, the best of them),

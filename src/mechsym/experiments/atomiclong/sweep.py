@@ -76,3 +76,20 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
                 for jdk in (jdks if VARIANTS[v][0] == "java" else [None]):
                     out.append(cell_for(v, threads, preset, topo, jdk, protocol))
     return out
+
+
+JMH_BENCHMARK = "mechsym.jmh.AtomicLongIncrement.increment"
+
+
+def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
+    """`--protocol jmh`: every Java variant at 2 threads (the contended claims), XADD and the CAS loop also at 1,
+    on the first JDK; the host JVM under taskset over the CPUs the lab's N threads use."""
+    from ... import jmh
+
+    out = []
+    for jdk in jmh.first_jdk(preset, jdks):
+        for threads, variants in ((1, ["atomic-increment", "cas-loop"]), (2, JAVA_VARIANTS)):
+            for v in variants:
+                out.append(jmh.cell(v, JMH_BENCHMARK, {"variant": v}, jdk, preset, threads=threads,
+                                    labels={"language": "java", "primitive": VARIANTS[v][1]}))
+    return out

@@ -35,3 +35,18 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
     p = PRESETS[preset]
     chosen = (list(jdks)[:1] if preset == "smoke" else list(jdks)) or [None]
     return [cell_for(m, s, g, preset, jdk) for jdk in chosen for g in p["collectors"] for s in SIZES for m in METHODS]
+
+
+JMH_BENCHMARK = "mechsym.jmh.CallerChoose.splitOnce"
+JMH_SIZES = ["small", "medium"]   # CallerChoose's @Param words: 10 and 1000 (the large input is one call a second)
+
+
+def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
+    """`--protocol jmh`: every method at the small and medium inputs under G1 with the lab's heap and young
+    generation, on the first JDK; `-prof gc` gives bytes per call (gc.alloc.rate.norm) beside the time."""
+    from ... import jmh
+
+    p = PRESETS[preset]
+    return [jmh.cell(m, JMH_BENCHMARK, {"method": m, "words": p["sizes"][s]}, jdk, preset,
+                     flags=(HEAP, YOUNG, COLLECTORS["G1"]), labels={"size": s, "collector": "G1"})
+            for jdk in jmh.first_jdk(preset, jdks) for s in JMH_SIZES for m in METHODS]

@@ -218,3 +218,22 @@ def layouts_table() -> pd.DataFrame:
     """The layouts: name, what each does, the JVM flags it needs."""
     return pd.DataFrame([(k, d, " ".join(f) or "(none)") for k, (f, d) in LAYOUTS.items()],
                         columns=["layout", "what it does", "JVM flags"]).set_index("layout")
+
+
+JMH_CLASS = "mechsym.jmh.FalseSharing"
+
+
+def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
+    """`--protocol jmh`: FalseSharing.pair (a @Group of two threads, one counter each) for every layout JMH has,
+    and FalseSharing.alone (one thread) for the first post's two, on the first JDK; the host JVM under taskset
+    over the lab's cross-core CPUs (JMH cannot pin each thread). Names as the lab's: variant = layout."""
+    from ... import jmh
+
+    cpus = topo.placement(LAB_PLACEMENT) if topo is not None else None
+    layouts = [v for v in LAYOUTS if v != "contended"]   # @Contended needs a JVM flag and jdk.internal: not in JMH
+    out = [jmh.cell(v, f"{JMH_CLASS}.pair", {"layout": v}, jdk, preset, threads=2, cpus=cpus,
+                    labels={"placement": LAB_PLACEMENT}) for jdk in jmh.first_jdk(preset, jdks) for v in layouts]
+    out += [jmh.cell(v, f"{JMH_CLASS}.alone", {"layout": v}, jdk, preset, threads=1, cpus=cpus,
+                     labels={"placement": LAB_PLACEMENT})
+            for jdk in jmh.first_jdk(preset, jdks) for v in ("unpadded", "padded-longs")]
+    return out

@@ -124,3 +124,19 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
 # Which CPUs each placement uses on this machine, or why it is missing (the shared table, this experiment's roles).
 placements_table = functools.partial(cpus.placements_table,
                                      {p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, None)
+
+
+JMH_BENCHMARK = "mechsym.jmh.PingPong.pingpong"
+JMH_VARIANTS = ["volatile-spin", "volatile-yield"]   # PingPong's @Param variant; no lock + condition benchmark yet
+JMH_PLACEMENT = "cross-core"
+
+
+def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
+    """`--protocol jmh`: the volatile ping-pong (a @Group of two threads), busy spin and yield, on the first JDK,
+    the host JVM under taskset over the cross-core pair (JMH cannot pin each thread)."""
+    from ... import jmh
+
+    pair = topo.placement(JMH_PLACEMENT) if topo is not None else None
+    return [jmh.cell(v, JMH_BENCHMARK, {"variant": v}, jdk, preset, threads=2, cpus=pair,
+                     labels={"placement": JMH_PLACEMENT, "language": "java", "mechanism": "volatile"})
+            for jdk in jmh.first_jdk(preset, jdks) for v in JMH_VARIANTS]

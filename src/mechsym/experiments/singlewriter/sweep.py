@@ -88,3 +88,19 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
         out += [cell_for(m, 1, preset, topo, jdk, scale=10) for m in FOLDING]
         out += [cell_for(m, t, preset, topo, jdk, protocol="post") for m, t, _ in TABLE.values()]
     return out
+
+
+JMH_BENCHMARK = "mechsym.jmh.SingleWriter.increment"
+JMH_METHODS = ["plain", "release", "barrier", "cas", "lock"]   # SingleWriter's @Param method: the kernel's names
+
+
+def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
+    """`--protocol jmh`: the post's table (plain, barrier, CAS, lock at one thread; CAS and lock at two) and the
+    release store, on the first JDK; two threads under taskset over the lab's cross-core pair."""
+    from ... import jmh
+
+    pair = topo.placement(TWO_THREADS) if topo is not None else None
+    cells_ = [(m, 1) for m in JMH_METHODS] + [(m, 2) for m in SHARED]
+    return [jmh.cell(m, JMH_BENCHMARK, {"method": m}, jdk, preset, threads=t, cpus=pair if t == 2 else None,
+                     labels={"placement": TWO_THREADS if t == 2 else "one thread", "language": "java"})
+            for jdk in jmh.first_jdk(preset, jdks) for m, t in cells_]

@@ -65,3 +65,19 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
                     out.append(Cell(variant=queue, kernel=KERNEL, jdk=jdk, flags=flags, params=params, labels=labels,
                                     cpus=list(cpus), forks=runs, timeout=p["timeout"]))
     return out
+
+
+JMH_BENCHMARK = "mechsym.jmh.SpscQueues.spsc"
+JMH_PLACEMENT = "cross-core"
+
+
+def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
+    """`--protocol jmh`: JCTools' SpscArrayQueue (the one queue of the sweep JMH has; the post's O1, I1-I4 are
+    not JMH benchmarks yet), producer and consumer as a @Group, no JVM options, on the first JDK, the host JVM
+    under taskset over the cross-core pair. Rows: the poll member (spsc:poll) counts messages moved."""
+    from ... import jmh
+
+    pair = topo.placement(JMH_PLACEMENT) if topo is not None else None
+    return [jmh.cell("jctools", JMH_BENCHMARK, {"queue": "jctools"}, jdk, preset, threads=2, cpus=pair,
+                     labels={"placement": JMH_PLACEMENT, "options": "none", "kind": "throughput"})
+            for jdk in jmh.first_jdk(preset, jdks)]

@@ -69,3 +69,17 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
     for jdk in jdks[1:]:   # the other JDKs: the post's six arrays only, both ways
         out += [sweep_cell(v, POST_ARRAYS, preset, jdk) for v in ("single-loop", "split-loops")]
     return out
+
+
+JMH_BENCHMARK = "mechsym.jmh.WriteCombining.write"
+
+
+def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
+    """`--protocol jmh`: the listing's pair, six arrays in one loop and in two loops of three, at the preset's
+    array length, on the first JDK, unpinned as the listing ran."""
+    from ... import jmh
+
+    p = _check(preset)
+    return [jmh.cell(v, JMH_BENCHMARK, {"variant": v, "items": p["items"]}, jdk, preset,
+                     labels={"language": "java", "arrays": POST_ARRAYS})
+            for jdk in jmh.first_jdk(preset, jdks) for v in ("single-loop", "split-loops")]
