@@ -29,8 +29,10 @@ def test_threads_go_past_the_cpus_and_post_cells_are_the_posts_variants():
     post = [c for c in cs if c.params["protocol"] == "post"]
     assert {c.variant for c in post} == {"atomic-increment", "cas-loop", "xadd", "add", "cas"}
     assert all(c.params["runs"] == 1 and c.params["warmup-runs"] == 0 for c in post)
-    assert all(c.forks >= 5 for c in cs)     # every judged cell: >= 5 forks at standard
+    assert all(c.forks >= 5 for c in cs if c.params["threads"] <= 2)    # every judged cell: >= 5 forks at standard
     assert {c.labels["contention"] for c in cs if c.params["threads"] > 2} == {"time-sliced"}
+    # post cells run long enough that compiling the loop is a small part, at the thread counts the claims judge
+    assert all(c.params["count"] >= 100_000_000 and c.params["threads"] <= 2 for c in post)
     assert all(c.jdk is None for c in cs if c.kernel.startswith("c:"))
     assert all(c.params["variant"] == c.variant for c in cs)
     assert len({(c.variant, c.jdk, c.params["threads"], c.params["protocol"]) for c in cs}) == len(cs)

@@ -36,7 +36,18 @@ def test_every_increment_counted_once(variant, protocol):
     ns = df[df["metric"] == "ns_per_op"]["value"]
     assert (ns > 0).all() and set(df["pinning"]) == {"none"}
     jit_gc = JIT_GC if KERNELS[variant] == JAVA else set()   # C has no JIT
-    assert set(df["metric"]) == {"duration", "increments", "ns_per_op", "throughput"} | jit_gc
+    cas = {"cas_failures_per_op"} if variant == "cas-loop" else set()
+    assert set(df["metric"]) == {"duration", "increments", "ns_per_op", "throughput"} | jit_gc | cas
+    failures = df[df["metric"] == "cas_failures_per_op"]["value"]
+    # only the CAS loop counts its failed attempts (the XADD loops stay as they were), one row per run
+    assert len(failures) == (3 if variant == "cas-loop" else 0) and (failures >= 0).all()
+
+
+def test_one_thread_never_fails_a_cas():
+    """Nothing competes with a lone thread: its failed-CAS count is exactly 0, so a count above 0 means contention."""
+    df = run("cas-loop", "--threads=1", "--count=20000", "--runs=2")
+    f = df[df["metric"] == "cas_failures_per_op"]
+    assert len(f) == 2 and (f["value"] == 0).all() and set(f["unit"]) == {"ratio"}
 
 
 @pytest.mark.parametrize("variant", list(KERNELS))
@@ -68,6 +79,6 @@ def test_in_process_through_jpype():
     assert list(k.variants()) == sweep_mod.JAVA_VARIANTS
     assert bridge.metadata(JAVA)["count"] == "500000000" and bridge.metadata(JAVA)["protocol"] == "post"
     import jpype
-    counts = jpype.JArray(jpype.JLong)(2)
-    assert int(k.measure(False, "cas-loop", 2, 5000, counts, False)) > 0
-    assert 5000 <= sum(int(c) for c in counts) <= 5002
+    counts, failures = jpype.JArray(jpype.JLong)(2), jpype.JArray(jpype.JLong)(2)
+    assert int(k.measure(False, "cas-loop", 2, 5000, counts, failures, False)) > 0
+    assert 5000 <= sum(int(c) for c in counts) <= 5002 and min(int(f) for f in failures) >= 0

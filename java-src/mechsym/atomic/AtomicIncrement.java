@@ -71,7 +71,10 @@ import mechsym.common.Kernels;
  * </pre>
  * prints CSV (pinning, iteration, warmup, metric, value, unit): per run
  * {@code duration} (ns), {@code increments}, {@code ns_per_op} (duration /
- * increments) and {@code throughput} (increments/s). One thread: a few ns per
+ * increments) and {@code throughput} (increments/s); the CAS loop adds
+ * {@code cas_failures_per_op} (failed CAS attempts per increment, counted in
+ * a local in its loop and summed after the run: 0 when the threads never
+ * overlapped). One thread: a few ns per
  * increment; two threads on two CPUs: tens of ns, with the CAS loop behind
  * XADD and LongAdder far ahead of both.
  */
@@ -130,8 +133,9 @@ public final class AtomicIncrement {
         JitGc.open();
         for (int r = 0; r < warmupRuns + runs; r++) {
             final long[] counts = new long[threads];
-            final long duration = measure(protocol.equals("post"), variant, threads, count, counts, skip && r == 0,
-                                          jitGc[r]);
+            final long[] failures = new long[threads];
+            final long duration = measure(protocol.equals("post"), variant, threads, count, counts, failures,
+                                          skip && r == 0, jitGc[r]);
             final long increments = check(r, variant, threads, count, counts);
             final boolean warmup = r < warmupRuns;
             csv.row(extra, r, warmup, "duration", duration, "ns");
@@ -139,6 +143,13 @@ public final class AtomicIncrement {
             csv.row(extra, r, warmup, "increments", increments, "count");
             csv.row(extra, r, warmup, "ns_per_op", (double) duration / increments, "ns/op");
             csv.row(extra, r, warmup, "throughput", increments * 1e9 / duration, "ops/s");
+            if (variant.equals("cas-loop")) {   // whether the threads contended: 0 when they never overlapped
+                long failed = 0;
+                for (final long f : failures) {
+                    failed += f;
+                }
+                csv.row(extra, r, warmup, "cas_failures_per_op", (double) failed / increments, "ratio");
+            }
         }
         csv.flush(System.out);
     }
@@ -148,14 +159,16 @@ public final class AtomicIncrement {
      * otherwise the clock starts when every thread is waiting and the latch opens.
      */
     public static long measure(final boolean post, final String variant, final int threads, final long count,
-                               final long[] counts, final boolean skip) throws InterruptedException {
+                               final long[] counts, final long[] failures, final boolean skip)
+        throws InterruptedException {
         JitGc.open();
-        return measure(post, variant, threads, count, counts, skip, new JitGc());
+        return measure(post, variant, threads, count, counts, failures, skip, new JitGc());
     }
 
     /** As above, with the JIT and GC time inside the clock read into {@code jitGc}. */
     static long measure(final boolean post, final String variant, final int threads, final long count,
-                        final long[] counts, final boolean skip, final JitGc jitGc) throws InterruptedException {
+                        final long[] counts, final long[] failures, final boolean skip, final JitGc jitGc)
+        throws InterruptedException {
         ATOMIC.set(0L);
         value = 0L;
         locked = 0L;
@@ -165,7 +178,8 @@ public final class AtomicIncrement {
         final CountDownLatch go = new CountDownLatch(post ? 0 : 1);
         final Incrementer[] work = new Incrementer[threads];
         for (int t = 0; t < threads; t++) {
-            work[t] = new Incrementer(variant, count, threads, skip && t == 0, counts, t, ready, go, failure);
+            work[t] = new Incrementer(variant, count, threads, skip && t == 0, counts, failures, t, ready, go,
+                                      failure);
         }
         if (post) {
             jitGc.start();
@@ -206,20 +220,22 @@ public final class AtomicIncrement {
         private final int threads;
         private final boolean skip;
         private final long[] counts;
+        private final long[] failures;
         private final int index;
         private final CountDownLatch ready;
         private final CountDownLatch go;
         private final FirstFailure failure;
 
         Incrementer(final String variant, final long count, final int threads, final boolean skip,
-                    final long[] counts, final int index, final CountDownLatch ready, final CountDownLatch go,
-                    final FirstFailure failure) {
+                    final long[] counts, final long[] failures, final int index, final CountDownLatch ready,
+                    final CountDownLatch go, final FirstFailure failure) {
             this.name = "incrementer-" + index;
             this.variant = variant;
             this.count = count;
             this.threads = threads;
             this.skip = skip;
             this.counts = counts;
+            this.failures = failures;
             this.index = index;
             this.ready = ready;
             this.go = go;
@@ -231,20 +247,25 @@ public final class AtomicIncrement {
             try {
                 ready.countDown();
                 go.await();
-                counts[index] = work(variant, count, threads, skip);
+                counts[index] = work(variant, count, threads, skip, failures, index);
             } catch (Throwable t) {
                 failure.record(t);
             }
         }
     }
 
-    /** One thread's loop; returns how many increments it made. With {@code skip} it first adds 2 as one. */
-    private static long work(final String variant, final long count, final int threads, final boolean skip) {
+    /**
+     * One thread's loop; returns how many increments it made. With {@code skip} it first adds 2 as one. The CAS loop
+     * also stores its failed attempts in {@code failures[index]}; no other loop touches it.
+     */
+    private static long work(final String variant, final long count, final int threads, final boolean skip,
+                             final long[] failures, final int index) {
         switch (variant) {
             case "atomic-increment":
                 return skip ? 1 + atomicLoop(count, ATOMIC.addAndGet(2)) : atomicLoop(count, 0);
             case "cas-loop":
-                return skip ? 1 + casLoop(count, ATOMIC.addAndGet(2)) : casLoop(count, 0);
+                return skip ? 1 + casLoop(count, ATOMIC.addAndGet(2), failures, index)
+                            : casLoop(count, 0, failures, index);
             case "varhandle-add":
                 return skip ? 1 + varHandleLoop(count, (long) VALUE.getAndAdd(2L) + 2) : varHandleLoop(count, 0);
             case "synchronized":
@@ -269,17 +290,25 @@ public final class AtomicIncrement {
         return n;
     }
 
-    private static long casLoop(final long count, final long first) {
+    /**
+     * The CAS loop; counts its attempts in a local (a register add beside a locked CMPXCHG) and stores the failed
+     * ones (attempts - increments) once, after its loop: the contention actually met, 0 where the threads never
+     * overlapped.
+     */
+    private static long casLoop(final long count, final long first, final long[] failures, final int index) {
         long i = first;
         long n = 0;
+        long attempts = 0;
         while (i < count) {
             long v;
             do {
                 v = ATOMIC.get();
+                attempts++;
             } while (!ATOMIC.compareAndSet(v, v + 1));
             i = v + 1;
             n++;
         }
+        failures[index] = attempts - n;
         return n;
     }
 

@@ -40,6 +40,22 @@ def forks(df: pd.DataFrame, protocol, metric: str = "ns_per_op", **cell) -> np.n
     return analysis.fork_values(m[m["protocol"] == protocol.name], protocol, **cell)
 
 
+def contended_forks(df: pd.DataFrame, protocol, **cell) -> tuple[np.ndarray, int]:
+    """The cas-loop cell's per-fork ns/increment, kept only where the fork's threads met (cas_failures_per_op > 0
+    in its runs: at least one CAS lost to another thread), and how many forks were left out. Rows without the
+    failure metric (runs before the kernel recorded it) are all kept: nothing says they did not contend."""
+    m = rows(df)
+    m = m[m["protocol"] == protocol.name]
+    vals = analysis.per_fork(analysis.where(m, variant="cas-loop", **cell), protocol)
+    f = rows(df, "cas_failures_per_op")
+    f = analysis.per_fork(analysis.where(f[f["protocol"] == protocol.name], variant="cas-loop", **cell), protocol)
+    if f.empty:
+        return vals["value"].dropna().to_numpy(dtype=float), 0
+    met = set(f.loc[f["value"] > 0, "fork_key"])
+    kept = vals[vals["fork_key"].isin(met)]
+    return kept["value"].dropna().to_numpy(dtype=float), len(vals) - len(kept)
+
+
 def per_fork_table(df: pd.DataFrame, metric: str = "ns_per_op") -> pd.DataFrame:
     """Every fork's number, both protocols: primitive, variant, runtime, threads, protocol, fork_key, value."""
     m = rows(df, metric)

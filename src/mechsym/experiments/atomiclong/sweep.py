@@ -55,12 +55,16 @@ def cell_for(variant: str, threads: int, preset: str, topo: Topology, jdk: Jdk |
     p = PRESETS[preset]
     language, primitive, _ = VARIANTS[variant]
     post = protocol == "post"
-    params = {"protocol": protocol, "variant": variant, "threads": threads, "count": p["count"],
+    params = {"protocol": protocol, "variant": variant, "threads": threads,
+              "count": p["post_count"] if post else p["count"],
               "runs": 1 if post else p["runs"], "warmup-runs": 0 if post else p["warmup_runs"]}
+    sliced = threads > topo.logical
     labels = {"language": language, "primitive": primitive, "cpus_online": topo.logical,
-              "contention": "none" if threads == 1 else "concurrent" if threads <= topo.logical else "time-sliced"}
+              "contention": "none" if threads == 1 else "time-sliced" if sliced else "concurrent"}
+    # time-sliced cells are shown, never judged (claims.py): fewer forks there keep the sweep's time for the rest
     return Cell(variant=variant, kernel=JAVA if language == "java" else C_BINARY, params=params, labels=labels,
-                jdk=jdk if language == "java" else None, forks=p["forks"], timeout=p["timeout"])
+                jdk=jdk if language == "java" else None, forks=p["sliced_forks"] if sliced else p["forks"],
+                timeout=p["timeout"])
 
 
 def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Cell]:
@@ -72,6 +76,8 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
     out: list[Cell] = []
     for protocol, variants in (("lab", list(VARIANTS)), ("post", POST_VARIANTS)):
         for threads in thread_counts(topo, preset):
+            if protocol == "post" and threads > topo.logical and not PRESETS[preset]["post_past_cpus"]:
+                continue
             for v in variants:
                 for jdk in (jdks if VARIANTS[v][0] == "java" else [None]):
                     out.append(cell_for(v, threads, preset, topo, jdk, protocol))

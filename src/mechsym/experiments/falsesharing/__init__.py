@@ -9,8 +9,9 @@ allocated as the kernel allocates them, the smallest gap between two threads' co
 The sweep (sweep.py): per JDK, JOL's layouts in fresh JVMs; layout x threads 1..4 (full: 1..max(4, 2 x CPUs)),
 one thread per core (cross-core, round robin), the lab's harness; the posts' three listings at 1 and 2 threads
 with the post's protocol (one cold run per JVM, unpinned, as the posts ran); 2 threads on the other placements
-(same-cpu, smt, unpinned); every timed run places the threads' `longs` array at a random byte of its cache line
-and records where, and whether a counter shares the array's line (array_line_table); L1D misses per write under `perf stat` where the machine can count them, else those
+(same-cpu, smt, unpinned); every timed run records where the threads' `longs` array starts in its cache line and whether a counter
+shares its line: the post's runs leave it to the allocator, the lab's place it at a random byte (array_line_table,
+findings); L1D misses per write under `perf stat` where the machine can count them, else those
 cells are stored as unavailable with perf's own words. Verdicts (claims.py) per JDK under both protocols; tables
 and figures split per machine.
 """
@@ -21,12 +22,12 @@ from .meta import NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, REFERENCE_JAVA
 from .rows import LAB, POST, PROTOCOLS, forks, layout_rows, rows
 from .sweep import (LAYOUTS, PLACEMENTS, cell_for, cells, layouts_table, parse_perf, perf_probe, pin_for,
                     placements_table, thread_counts)
-from .tables import (array_line_table, forks_table, l1d_table, layout_table, offsets, placement_table, reference_table,
+from .tables import (array_line_table, findings, forks_table, l1d_table, layout_table, offsets, placement_table, reference_table,
                      scaling_table, throughput_table)
 from .verdicts import verdicts
 
 __all__ = [
-    "CLAIM", "CLAIMS", "array_line_table", "LAB", "LAYOUTS", "NAME", "NOTEBOOKS", "PLACEMENTS", "POST", "POST_FILE",
+    "CLAIM", "CLAIMS", "array_line_table", "findings", "LAB", "LAYOUTS", "NAME", "NOTEBOOKS", "PLACEMENTS", "POST", "POST_FILE",
     "PRESETS", "PROTOCOLS", "REFERENCE", "REFERENCE_JAVA7", "TITLE", "cell_for", "cells", "forks", "forks_table",
     "l1d_table", "layout_rows", "layout_table", "layouts_table", "offsets", "parse_perf", "perf_probe", "pin_for",
     "placement_table", "placements_table", "plot_layout_gaps", "plot_scaling", "reference_table", "rows",

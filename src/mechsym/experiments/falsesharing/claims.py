@@ -50,6 +50,17 @@ CLAIMS = [
           rule=Rule("<=", 63, reading="the fields are gone or moved when two counters sit less than a 64-byte line "
                     "apart"),
           statistic="smallest gap between two padded-longs counters", unit="bytes", reference=REFERENCE_JAVA7),
+    Claim("falsesharing.java7-drops-padding-pair", POST_FILE_JAVA7, NB,
+          "Java 7 (and later) leaves two threads' padded counters within one 128-byte pair of lines, which the "
+          "adjacent-line prefetcher fetches together: the usual explanation of the second post's slowdown.",
+          "no numbers: 'It seems Java 7 got clever' (JDK 1.7 in 2011)",
+          "JOL (CounterLayout) in fresh JVMs: the smallest distance in bytes between two threads' padded-longs "
+          "counters as allocated (the same statistic as java7-drops-padding, against a 128-byte pair)",
+          quote="It seems Java 7 got clever and eliminated or re-ordered the unused fields, thus re-introducing "
+                "false sharing.",
+          rule=Rule("<=", 127, reading="the padding no longer separates the counters once two sit less than the "
+                    "adjacent-line prefetcher's 128-byte pair apart"),
+          statistic="smallest gap between two padded-longs counters", unit="bytes", reference=REFERENCE_JAVA7),
     Claim("falsesharing.first-padding-false-shares", POST_FILE_JAVA7, NB,
           "On later JVMs the first post's padding no longer prevents false sharing: it is slower than the padded "
           "AtomicLong.",

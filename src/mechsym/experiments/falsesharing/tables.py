@@ -122,16 +122,13 @@ def forks_table(df: pd.DataFrame, threads: int = 2) -> pd.DataFrame:
 
 @analysis.by_machine
 def array_line_table(df: pd.DataFrame, threads: int = 2) -> pd.DataFrame:
-    """Each run at `threads`, split by where the kernel placed the `longs` array (random byte of a line per run):
+    """Each run at `threads`, split by where the kernel placed the `longs` array (lab: a random byte of a line per
+    run; post: as allocated):
     with a counter on the array's line, which every thread reads on every write, or not. Median and count of runs
     per protocol and layout."""
-    m = rows(df, ["duration", "array_shares_line"])
-    m = m[m["threads"] == threads] if len(m) else m
-    if m.empty or not (m["metric"] == "array_shares_line").any():
+    t = _runs_by_line(df, threads)
+    if t.empty:
         return pd.DataFrame()
-    key = ["runtime", "protocol", "variant", "placement", "fork", "iteration"]
-    t = m.pivot_table(index=key, columns="metric", values="value", aggfunc="first").dropna().reset_index()
-    t = t[t["placement"] == t["protocol"].map(PLACEMENT_OF)]
     out = []
     for (rt, protocol, layout), g in t.groupby(["runtime", "protocol", "variant"], sort=False):
         row = {"runtime": rt, "protocol": protocol, "layout": layout}
@@ -142,6 +139,54 @@ def array_line_table(df: pd.DataFrame, threads: int = 2) -> pd.DataFrame:
         row["on / off"] = fmt_ratio(on / off) if pd.notna(on) and pd.notna(off) else ""
         out.append(row)
     return analysis.sort_by(pd.DataFrame(out), ORDERS).set_index(["runtime", "layout", "protocol"])
+
+
+def _runs_by_line(df: pd.DataFrame, threads: int) -> pd.DataFrame:
+    """One row per timed run at `threads` on its protocol's placement: runtime, protocol, variant, duration and
+    array_shares_line (1: counter 0 shares the `longs` array's line)."""
+    m = rows(df, ["duration", "array_shares_line"])
+    m = m[m["threads"] == threads] if len(m) else m
+    if m.empty or not (m["metric"] == "array_shares_line").any():
+        return pd.DataFrame()
+    key = ["runtime", "protocol", "variant", "placement", "fork", "iteration"]
+    t = m.pivot_table(index=key, columns="metric", values="value", aggfunc="first").dropna().reset_index()
+    return t[t["placement"] == t["protocol"].map(PLACEMENT_OF)]
+
+
+def findings(df: pd.DataFrame) -> str:
+    """The placement finding and what the padded layouts' 2-thread slowdown comes from, in sentences computed from
+    these runs (Markdown), machine by machine."""
+    parts = []
+    for machine, sub in analysis.split(df):
+        text = _findings(sub)
+        parts.append(f"**{machine}**\n\n{text}" if machine and len(analysis.machines(df)) > 1 else text)
+    return "\n\n".join(parts) or "No measured results."
+
+
+def _findings(df: pd.DataFrame) -> str:
+    two, one = _runs_by_line(df, 2), rows(df)
+    if two.empty:
+        return "No timed runs at 2 threads that record where the array landed."
+    lines = []
+    for (rt, protocol, layout), g in two.groupby(["runtime", "protocol", "variant"], sort=False):
+        if layout not in ("padded-longs", "padded-atomic"):
+            continue
+        base = analysis.where(one, runtime=rt, protocol=protocol, variant=layout, threads=1,
+                              placement=PLACEMENT_OF[protocol])["value"]
+        on, off = (g.loc[g["array_shares_line"] == s, "duration"] for s in (1, 0))
+        how = ("the array at a random byte of its line" if protocol == "lab"
+               else "the array where the allocator put it, as the listing")
+        txt = (f"- **{rt}, {layout}, {protocol} protocol** ({how}): counter 0 shared the array's line in "
+               f"{len(on)} of {len(g)} runs")
+        for label, d in (("on the array's line", on), ("off it", off)):
+            if len(d):
+                txt += f"; {label} {fmt_ns(d.median())}"
+                if len(base):
+                    txt += f" ({fmt_ratio(d.median() / base.median())} one thread's {fmt_ns(base.median())})"
+        lines.append(txt + ".")
+    if not lines:
+        return "No padded runs at 2 threads in these results."
+    return "\n".join(lines)
 
 
 @analysis.by_machine

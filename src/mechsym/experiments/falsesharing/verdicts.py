@@ -53,8 +53,9 @@ def _timing(df, jdk, protocol) -> list[Verdict]:
     return out
 
 
-def _layout(df, jdk) -> Verdict:
-    claim = CLAIM["falsesharing.java7-drops-padding"]
+def _layout(df, jdk, claim_id: str = "falsesharing.java7-drops-padding") -> Verdict:
+    """The gap claims read JOL's smallest counter gap, against a 64-byte line or a 128-byte pair of lines."""
+    claim = CLAIM[claim_id]
     gaps = layout_forks(df, "padded-longs", jdk=jdk)
     kept = layout_forks(df, "padded-longs", "padding_fields_kept", jdk=jdk)
     est = estimate(lambda a: a, gaps)
@@ -73,7 +74,7 @@ def verdicts(df: pd.DataFrame) -> list[Verdict]:
         return [unmeasurable(c, "no measured results") for c in CLAIMS]
     out: list[Verdict] = []
     for jdk in analysis.jdks(pd.concat([timed, lay])):
-        out.append(_layout(df, jdk))
+        out += [_layout(df, jdk), _layout(df, jdk, "falsesharing.java7-drops-padding-pair")]
         for protocol in PROTOCOLS:
             out += _timing(df, jdk, protocol)
     order = {c.id: i for i, c in enumerate(CLAIMS)}

@@ -9,7 +9,7 @@ warm-up) on every JDK and in C; then, beyond the post, one loop of N = 1..12 arr
 alone (the lab's harness: a warm-up run, then measured runs), on the first JDK and in C, and the six-array pair on
 the other JDKs. One thread, unpinned, as the listing ran. Forks interleaved round-robin over the cells.
 
-rows.py: the two protocols (the post's: the mean of the listing's three repetitions per JVM; for the sweep, which
+rows.py: the two protocols (the post's: the listing's first repetition per JVM; for the sweep, which
 the post never ran, the first, cold run of each JVM; the lab's: the median of the warmed-up runs). claims.py: the
 claims, judged per fork with intervals. tables.py and figures.py: what the notebook shows, split per machine.
 """

@@ -50,7 +50,7 @@ def plot_listing(df: pd.DataFrame, ref: pd.DataFrame | None = None):
             stores = (ref.loc[ref["metric"] == "iterations", "value"].iloc[0] - 1) * POST_ARRAYS
             for case, style in (("SingleLoop", "--"), ("SplitLoop", ":")):
                 ax.axhline(r.loc[r["case"] == case, "value"].mean() / stores, ls=style, color="#444444", lw=1.2,
-                           label=f"post, {case} (mean of 3)")
+                           label=f"post, {case} (first repetition)")
         ax.set_ylim(bottom=0)
         ax.yaxis.set_major_formatter(TWO_DECIMALS)
         ax.set_ylabel("ns per store (dots = repetitions,\nbar = median)")

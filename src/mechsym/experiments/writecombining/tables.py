@@ -34,7 +34,7 @@ def reference_table(ref: pd.DataFrame) -> pd.DataFrame:
 @analysis.by_machine
 def listing_table(df: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
     """The listing's main, the post's run beside this machine's per runtime: ns per store of each case (median over
-    forks of each fork's mean of three repetitions) and SingleLoop / SplitLoop with its 95% interval over forks."""
+    forks of each fork's first repetition) and SingleLoop / SplitLoop with its 95% interval over forks."""
     r = ref[ref["table"] == "Output"]
     stores = (_post_iterations(ref) - 1) * POST_ARRAYS
     means = r.groupby("case")["value"].mean() / stores
@@ -100,7 +100,7 @@ def forks_table(df: pd.DataFrame) -> pd.DataFrame:
         if len(f):
             ratios = (f["single loop"] / f["split loops"]).to_numpy(float)
             est = estimate(lambda a: a, ratios)
-            out.append({"runtime": rt, "protocol": POST.name, "read from": "the listing's main, mean of 3",
+            out.append({"runtime": rt, "protocol": POST.name, "read from": "the listing's main, first repetition",
                         "SingleLoop / SplitLoop [95% interval]": est.text("x"),
                         "every fork, sorted": ", ".join(fmt_ratio(v) for v in np.sort(ratios))})
         one, three = (sweep_forks(df, rt, v) for v in ("single-loop", "split-loops"))
@@ -136,4 +136,5 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     out, _ = analysis.cell_table(m, keys, {**ORDERS, "arrays": []}, lambda v: f"{v:.3f}",
                                  labels=("median ns/store", "min ns/store", "max ns/store"))
     return out.reset_index(drop=True)
+
 

@@ -41,7 +41,7 @@ def _split_verdicts(df, runtime, scope) -> list[Verdict]:
         claim = CLAIM[cid]
         est = estimate(lambda a: a, ratios)
         out.append(judge(claim, est, scope=scope, protocol=POST, missing="no listing cells in these results",
-                         detail="" if est is None else "per fork, mean of 3 repetitions; " + _values(ratios, "x")))
+                         detail="" if est is None else "per fork, first repetition; " + _values(ratios, "x")))
         est = estimate(lambda a, b: a / b, one, three)
         out.append(judge(claim, est, scope=scope, protocol=LAB, missing="no sweep cells at 6 arrays",
                          detail="" if est is None else f"6 arrays: one loop {analysis.fmt_ns(np.nanmedian(one))} / "
