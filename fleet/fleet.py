@@ -101,11 +101,16 @@ def _msg(rest: str) -> str:
 
 def run_playbook(inventory: Path, experiments: list[str], preset: str, out: Path, playbook: Path) -> dict:
     """Runs the playbook, printing progress; returns what its recap and output say about each host."""
-    extra = {"mechsym_experiments": experiments, "mechsym_preset": preset, "fleet_out": str(out),
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    subprocess.run(["git", "-C", str(ROOT), "bundle", "create", "-q", str(out / "mechsym-lab.bundle"), "HEAD"],
+                   check=True)
+    extra = {"fleet_commit": commit, "mechsym_experiments": experiments, "mechsym_preset": preset, "fleet_out": str(out),
              "fleet_mechsym": str(Path(sys.executable).parent / "mechsym")}
     env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", ANSIBLE_RETRY_FILES_ENABLED="0",
                ANSIBLE_STDOUT_CALLBACK="default", ANSIBLE_LOCALHOST_WARNING="0", PYTHONUNBUFFERED="1",
-               ANSIBLE_CALLBACK_RESULT_FORMAT="json", ANSIBLE_CALLBACK_FORMAT_PRETTY="0")
+               ANSIBLE_CALLBACK_RESULT_FORMAT="json", ANSIBLE_CALLBACK_FORMAT_PRETTY="0",
+               ANSIBLE_PIPELINING=os.environ.get("ANSIBLE_PIPELINING", "1"))
     cmd = [str(playbook), "-i", str(inventory), "--forks", "32", "-e", json.dumps(extra), str(PLAYBOOK)]
     hosts: dict[str, dict] = {}
     state: dict = {}
