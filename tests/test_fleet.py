@@ -93,3 +93,18 @@ def test_bad_input_is_one_line(tmp_path):
         r = subprocess.run([sys.executable, str(ROOT / "fleet" / "fleet.py"), *args, "--out", str(tmp_path / "o")],
                            capture_output=True, text=True)
         assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_machines_claims_shows_each_claims_outcome_per_machine():
+    import pandas as pd
+
+    from mechsym import overview
+
+    rows = [("m1", "a", "holds"), ("m2", "a", "does not hold"), ("m1", "b", "holds"), ("m2", "b", "holds"),
+            ("m1", "c", "inconclusive")]
+    claims = pd.DataFrame([{"notebook": "nb", "claim": c, "scope": "", "protocol": "", "machine": m, "outcome": o}
+                           for m, c, o in rows])
+    t = overview.machines_claims(claims).data.set_index("claim")
+    assert list(t.columns) == ["notebook", "where", "m1", "m2", "holds on"]
+    assert t.loc["a", "m2"] == "does not hold" and t.loc["b", "holds on"] == "2 of 2"
+    assert t.loc["c", "m2"] == overview.NOT_RUN and t.loc["c", "holds on"] == "0 of 2"
