@@ -26,7 +26,7 @@ C_BINS    := $(patsubst c-src/%.c,build/c/%,$(C_SRCS))
 NB_SRCS   := $(wildcard notebooks/src/*.py)
 NB_IPYNB  := $(patsubst notebooks/src/%.py,notebooks/%.ipynb,$(NB_SRCS))
 
-.PHONY: all jar jmh c venv lock notebooks test lab reports refresh clean
+.PHONY: all jar jmh c venv lock notebooks test lab reports refresh fleet fleet-deps fleet-lock clean
 
 # The tools a build needs, checked before anything runs: one line saying what to install.
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
@@ -112,7 +112,7 @@ notebooks/%.ipynb: notebooks/src/%.py $(VENV)/.stamp
 TEST_WORKERS ?= 2
 # The project's bytecode is compiled first: with PYTHONDONTWRITEBYTECODE set (as in many containers) every process the
 # tests start (a notebook's kernel, a `mechsym` command) would otherwise compile src/ again, about 0.4 s each.
-test: all
+test: all fleet-deps
 	$(VPY) -m compileall -q src tests
 	$(VENV)/bin/pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup) tests
 
@@ -121,6 +121,29 @@ test: all
 # `make refresh DRY_RUN=1` only says; `make refresh EXPERIMENTS=locks,spsc` limits it.
 refresh: all
 	$(VENV)/bin/mechsym refresh $(if $(EXPERIMENTS),--experiments $(EXPERIMENTS)) $(if $(DRY_RUN),--dry-run)
+
+# The same sweep on every host of an Ansible inventory, gathered into this checkout's store (fleet/site.yml, driven
+# by fleet/fleet.py: a line per host and step, a summary at the end). ansible-core goes into .venv from the exact
+# versions in fleet/requirements.txt (`make fleet-deps`; `make test` installs it too, for tests/test_fleet.py);
+# requirements.lock stays without it. `make fleet-lock` re-compiles fleet/requirements.txt from fleet/requirements.in
+# within requirements.lock's versions.
+#   make fleet INVENTORY=fleet/inventory.example.ini EXPERIMENTS=locks,spsc PRESET=standard
+FLEET_REQS := fleet/requirements.txt
+fleet-deps: $(VENV)/.fleet-stamp
+$(VENV)/.fleet-stamp: $(FLEET_REQS) $(VENV)/.stamp
+	$(VPY) -m pip install -q -r $(FLEET_REQS)
+	@touch $@
+
+fleet: all fleet-deps
+	@test -n "$(INVENTORY)" || { echo "make fleet: give INVENTORY=hosts.ini (an Ansible inventory; see fleet/inventory.example.ini)"; exit 2; }
+	@test -n "$(EXPERIMENTS)" || { echo "make fleet: give EXPERIMENTS=locks,spsc (see \`.venv/bin/mechsym list\`)"; exit 2; }
+	$(VPY) fleet/fleet.py --inventory '$(INVENTORY)' --experiments '$(EXPERIMENTS)' \
+	    --preset $(if $(filter stored,$(PRESET)),standard,$(PRESET)) $(if $(FLEET_OUT),--out '$(FLEET_OUT)')
+
+fleet-lock:
+	@test -x build/uv/bin/uv || { $(PYTHON) -m venv build/uv && build/uv/bin/pip install -q "uv==$(UV_VERSION)"; }
+	build/uv/bin/uv pip compile fleet/requirements.in --universal --python-version 3.10 --quiet -c $(LOCK) \
+	    --custom-compile-command "make fleet-lock" -o $(FLEET_REQS)
 
 # JupyterLab on notebooks/, headless: prints the URL to open (with its token) and how to reach it from another
 # machine. As root (most containers) it adds --allow-root. The port is fixed (no silent move to the next one), so

@@ -81,6 +81,15 @@ overview.plot_counts(claims);
 overview.table(claims)
 
 # %% [markdown]
+# ### Machines × claims
+#
+# Which claims hold on which machines: one column per stored machine (a fleet gathered by `make fleet`, or bundles
+# imported by hand), each cell the verdict there, and on how many machines the claim holds.
+
+# %%
+overview.machines_claims(claims)
+
+# %% [markdown]
 # ### Then vs now
 #
 # Where a claim has one comparable number in the post and one today (a ratio such as biased over thin locking, or

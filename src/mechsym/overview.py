@@ -254,3 +254,31 @@ def plot_ratios(claims: pd.DataFrame):
                     for k, m in enumerate(machines)]
     fig.legend(handles=handles, loc="outside upper center", ncol=min(4, len(handles)), fontsize=8)
     return fig
+
+
+def machines_claims(claims: pd.DataFrame):
+    """Machines x claims: which claims hold on which machines, one row per claim (and scope and protocol, where a claim
+    is judged several ways), one column per machine, each cell the outcome there; the last column counts the machines
+    it holds on. Claims come from collect(machine="all"), e.g. after `make fleet` has gathered a fleet's runs."""
+    if claims.empty:
+        return pd.DataFrame({"": ["no claims: no experiments found"]})
+    c = claims.copy()
+    for col in ("notebook", "claim", "scope", "protocol", "machine", "outcome"):
+        c[col] = c[col].fillna("") if col in c.columns else ""
+    machines = list(dict.fromkeys(m for m in c["machine"] if m))
+    if not machines:
+        return pd.DataFrame({"": ["no machine has stored results yet"]})
+    key = ["notebook", "claim", "scope", "protocol"]
+    # a claim judged twice on one machine (two rows of the same scope and protocol) shows its first verdict, as the
+    # claims table does
+    t = c[c["machine"] != ""].pivot_table(index=key, columns="machine", values="outcome", aggfunc="first", sort=False)
+    t = t.reindex(columns=machines).fillna(NOT_RUN)
+    t["holds on"] = (t[machines] == HOLDS).sum(axis=1).map(lambda n: f"{n} of {len(machines)}")
+    t = t.reset_index().rename(columns={"scope": "where"})
+    t.columns.name = None
+    if not t["protocol"].astype(bool).any():
+        t = t.drop(columns="protocol")
+    return (t.style.map(lambda v: CELL_STYLE.get(v, ""), subset=machines)
+            .set_properties(**{"text-align": "left", "vertical-align": "top"})
+            .hide(axis="index")
+            .set_table_styles([{"selector": "th", "props": "text-align: left; vertical-align: top"}]))
