@@ -236,12 +236,12 @@ def test_post_protocol_reads_the_cold_first_run_and_can_disagree_with_the_lab():
 
 def test_kernel_post_protocol_cells_are_preferred_for_the_post_verdict():
     lab = synthetic({("volatile-spin", "17", "cross-core"): 45, ("c-spin", "c", "cross-core"): 45})
-    post = synthetic({("volatile-spin", "17", "cross-core"): 90}, forks=3).assign(protocol="post")
+    post = synthetic({("volatile-spin", "17", "cross-core"): 90}, forks=5).assign(protocol="post")
     post = post[post["status"] == "ok"]
     df = pd.concat([lab.assign(protocol="lab"), post], ignore_index=True)
     v = {(x.claim.id, x.protocol): x for x in exp.verdicts(df) if x.scope.get("jdk") == "17"}
     assert v[("signalling.volatile-under-50ns", "post")].outcome == FAILS
-    assert v[("signalling.volatile-under-50ns", "post")].forks == 3
+    assert v[("signalling.volatile-under-50ns", "post")].forks == 5
     assert v[("signalling.volatile-under-50ns", "lab")].outcome == HOLDS
 
 

@@ -112,6 +112,8 @@ class Claim:
     then: the post's figure as text (derived from the reference where there is one; free text otherwise).
     source: "post" (the post claims it) or "lab" (the lab's own reading, labelled so in every table).
     no_ratio: why the overview's then-vs-now ratio is left out for this claim (then and now differ in kind).
+    shape: the statistic is about how the forks spread (a share of slow runs, a spread, a band): separated
+      clusters are its subject, not a reason to withhold the verdict.
     """
     id: str
     post: str
@@ -127,6 +129,7 @@ class Claim:
     from_post: Callable[[pd.DataFrame], float] | None = None
     source: str = "post"
     no_ratio: str = ""
+    shape: bool = False
 
     def then_value(self) -> float | None:
         """The claim's statistic computed from the post's own numbers (data/reference), or None."""
@@ -327,10 +330,9 @@ def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, prot
         reason = "; ".join(x for x in (
             f"too few forks: {est.forks} fork{'s' if est.forks != 1 else ''}, a judged cell needs at least "
             f"{MIN_FORKS} (the standard preset runs more)", why) if x)
-    elif est.modes:
+    elif est.modes and not claim.shape:
         outcome = INCONCLUSIVE
-        reason = "; ".join(["bimodal: " + "; ".join(m.text(lambda v: fmt_value(v, claim.unit) if claim.unit
-                                                             else f"{v:.3g}") for m in est.modes)
+        reason = "; ".join(["bimodal: " + "; ".join(m.text(lambda v: f"{v:,.4g}") for m in est.modes)
                             + "; one interval over both clusters means nothing, more forks do not help"]
                            + ([why] if why else []))
     else:

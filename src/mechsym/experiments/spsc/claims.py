@@ -37,7 +37,7 @@ CLAIMS = [
           f"O1 cross-core under {MAIN}: the share of runs whose summary is below 0.6x the cell's median run, with a "
           "95% Wilson interval over runs.",
           quote="OUCH! We get half the performance 20% of the time.",
-          rule=Rule(">=", 5.0, reading="'half the performance' read as below 0.6x the median run; '20% of the time' "
+          shape=True, rule=Rule(">=", 5.0, reading="'half the performance' read as below 0.6x the median run; '20% of the time' "
                                        "read generously as at least 1 run in 20 (5%): the post's own 6 of 30 then "
                                        "holds with its interval too (Wilson 95% 9.5%-37%)"),
           statistic="share of O1's runs below 0.6x the median run", unit="%", reference=REFERENCE,
@@ -49,7 +49,7 @@ CLAIMS = [
           "CV of the run summaries across runs.",
           quote="The results were very stable within a given run, leading me to believe there was a genuine issue at "
                 "play.",
-          rule=Rule("<=", 0.5, reading="'very stable within a given run' read as: the spread inside a run is at most "
+          shape=True, rule=Rule("<=", 0.5, reading="'very stable within a given run' read as: the spread inside a run is at most "
                                        "half the spread between runs"),
           statistic="O1's median within-run CV / its CV across runs", unit="x"),
     Claim("spsc.i1-helps-same-core", POST_FILE, NOTEBOOK,
@@ -74,7 +74,7 @@ CLAIMS = [
           f"I4 and O1 cross-core under {MAIN}: the CV of I4's run summaries over O1's.",
           quote="in the cross core it is pretty flat indeed. So when the original behaves they are much the same, but "
                 "the average result is a 10% improvement. Very little variance remains.",
-          rule=Rule("<=", 0.5, reading="'very little variance remains' read as at most half of O1's run-to-run CV"),
+          shape=True, rule=Rule("<=", 0.5, reading="'very little variance remains' read as at most half of O1's run-to-run CV"),
           statistic="CV of I4's runs / CV of O1's runs", unit="x"),
     Claim("spsc.i4-10pct-faster", POST_FILE, NOTEBOOK,
           "I4 is about 10% faster than the original, on the same core and on average cross-core.",
@@ -92,7 +92,7 @@ CLAIMS = [
           "band of its run summaries, in % of their median (absolute ops/s depend on the CPU).",
           quote="Some of the variation I just could not shake, even with the best result above I4 is still moving "
                 "between 110M and 120M and has a spike on either side of this range.",
-          rule=Rule("between", 4.0, 20.0, reading="'still moving between 110M and 120M' (8.7%) read as a band from "
+          shape=True, rule=Rule("between", 4.0, 20.0, reading="'still moving between 110M and 120M' (8.7%) read as a band from "
                                                   "about half to about twice the post's: 4% to 20% of the median; the "
                                                   "spikes on either side fall outside the 10th-90th percentiles"),
           statistic="I4's 10th-90th percentile band / median", unit="%", reference=REFERENCE, from_post=_band),
