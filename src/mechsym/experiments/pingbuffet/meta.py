@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 NAME = "pingbuffet"
-TITLE = "The Java ping buffet: loopback round trips per transport (TCP, UDP, IPC), two JVMs, percentiles"
+TITLE = "The Java ping buffet: round trips per transport (TCP, UDP over loopback; IPC through shared memory), two JVMs, percentiles"
 NOTEBOOKS = ["13-ping-buffet"]
 POST_FILE = "2013-07-01-java-ping-buffet-and-2013-04-07-135m-messages-ipc.md"
 REFERENCE = "2013-07-01-java-ping-buffet-and-2013-04-07-135m-messages-ipc"

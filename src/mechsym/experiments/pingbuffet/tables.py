@@ -26,7 +26,7 @@ def _wide(r: pd.DataFrame, index: str) -> pd.DataFrame:
 
 
 def reference_table(ref: pd.DataFrame) -> pd.DataFrame:
-    """The post's summary, as it printed it (ns, round trip over loopback, pinned), with the timer's row."""
+    """The post's summary, as it printed it (ns, round trip over loopback for the sockets, through shared memory for IPC, pinned), with the timer's row."""
     r = ref[ref["table"].isin([SUMMARY, "A Java Ping Buffet: ErrPingClient"])]
     return _wide(r, "implementation")
 
