@@ -54,6 +54,25 @@ def _verdicts(df: pd.DataFrame, jdk: str, protocol, n: int, items: int) -> list[
                          protocol=protocol, detail="" if est is None else meds,
                          missing="needs two or more clients counts at the judged item count"))
     for c in CONTAINERS:
+        groups = [forks(df, protocol, variant=c, clients=k, items=items, jdk=jdk) for k in clients]
+        most = max(clients) if clients else None
+        ok = most is not None and most > n and n in clients
+        at_n = groups[clients.index(n)] if ok else np.array([])
+        at_most = groups[clients.index(most)] if ok else np.array([])
+        out.append(one(CLAIM["bidding.drops-past-peak-clients"], lambda a, b: a / b, [at_most, at_n],
+                       f"{most} clients {rate(np.median(at_most))}; {n} clients {rate(np.median(at_n))}"
+                       if ok and len(at_most) and len(at_n) else "",
+                       sc={"jdk": jdk, "variant": c, "items": items},
+                       missing="needs a clients count past the cores at the judged item count"))
+        swept = sorted(set(analysis.where(rows(df), jdk=jdk, protocol=protocol.name, variant=c, clients=n)["items"]))
+        top = swept[-1] if swept and swept[-1] > items else None
+        at_top = forks(df, protocol, variant=c, clients=n, items=top, jdk=jdk) if top else np.array([])
+        out.append(one(CLAIM["bidding.plateau-past-peak-items"], lambda a, b: a / b, [at_top, thr[c]],
+                       f"{top} items {rate(np.median(at_top))}; {items} items {rate(np.median(thr[c]))}"
+                       if top and len(at_top) and len(thr[c]) else "",
+                       sc={"jdk": jdk, "variant": c, "clients": n},
+                       missing=f"no item count past {items} under the {protocol.name} protocol (the lab's cells run "
+                               f"{items} items only: not run)"))
         one_item = forks(df, protocol, variant=c, clients=n, items=1, jdk=jdk)
         out.append(one(CLAIM["bidding.throughput-rises-with-items"], lambda a, b: a / b, [thr[c], one_item],
                        f"{items} items {rate(np.median(thr[c])) if len(thr[c]) else '—'}; 1 item "
