@@ -107,7 +107,8 @@ def test_cell_refuses_unknown_names():
 
 # ---------------------------------------------------------------- claims and verdicts on synthetic rows
 
-def synthetic(thr, jit, forks=5, protocols=("post", "lab"), machine="m", cores=2, items=45) -> pd.DataFrame:
+def synthetic(thr, jit, forks=5, protocols=("post", "lab"), machine="m", cores=2, items=45,
+              startup=1.5) -> pd.DataFrame:
     """Tidy rows: thr(container, clients, items, capacity) bids/s and jit(...) jitter for every cell the claims read."""
     out, rng = [], np.random.default_rng(1)
     cells = [(c, k, i, 16) for c in exp.CONTAINERS for k in (1, 2, 4, 8) for i in (1, items)]
@@ -116,12 +117,13 @@ def synthetic(thr, jit, forks=5, protocols=("post", "lab"), machine="m", cores=2
         more = [(c, 2, 64, 16) for c in exp.CONTAINERS] if protocol == "post" and "lab" in protocols else []
         for container, clients, n, cap in cells + more:
             for fork in range(forks):
-                for it in range(1 if protocol == "post" else 3):
+                for it in range(1 if protocol == "post" else 4):   # lab: iteration 0 is a warm-up, jitterier
+                    warm = protocol == "lab" and it == 0
                     for metric, value in (("bids_per_s", thr(container, clients, n, cap)),
-                                          ("jitter", jit(container, clients, n, cap))):
+                                          ("jitter", jit(container, clients, n, cap) * (startup if warm else 1))):
                         out.append({"experiment": exp.NAME, "variant": container, "clients": clients, "items": n,
                                     "map_capacity": cap, "cores": cores, "gc": "isolated", "jdk": "17",
-                                    "protocol": protocol, "fork": fork, "iteration": it, "warmup": False,
+                                    "protocol": protocol, "fork": fork, "iteration": it, "warmup": warm,
                                     "metric": metric, "value": value * rng.uniform(0.99, 1.01), "unit": "",
                                     "status": "ok", "note": "", "machine": machine, "run_id": "r1"})
     return pd.DataFrame(out)
@@ -157,6 +159,12 @@ def test_a_peak_at_one_client_and_a_flat_jitter_fail():
     assert by[("bidding.peak-at-cores", "post", "rw-lock-list")].outcome == FAILS
     assert by[("bidding.jitter-within-6pct", "lab", "cas-linked-queue")].outcome == FAILS
     assert by[("bidding.lock-free-most-jitter", "post", None)].outcome in (FAILS, INCONCLUSIVE)
+
+
+def test_a_calm_start_fails_the_startup_jitter_claim():
+    vs = exp.verdicts(synthetic(post_like, post_jitter, startup=0.5))
+    startup = [v for v in vs if v.claim.id == "bidding.jitter-higher-at-startup"]
+    assert startup and all(v.outcome == FAILS and v.protocol == "lab" for v in startup)
 
 
 def test_few_forks_and_missing_cells_are_said():

@@ -90,9 +90,9 @@ nb.table(exp.reference_table(ref))
 # has cores (2). At one item the fixed cost of starting a simulation (threads, latch, the keeper) is a large part
 # of the time, and under the post's protocol the item counts rise inside one cold JVM, so the early, small
 # simulations also carry JIT warm-up: `throughput-rises-with-items` measures that as much as contention.
-# Not judged, though the post says them: jitter "higher at startup" (the kernel records each simulation, warm-up
-# ones marked, but the claim's comparison is not built) and GC "dips" (the GC table below shows the collections per
-# simulation; with the post's 2 GB young generation and these sizes there are none to drop on).
+# Jitter "higher at startup" is judged on the lab's cells: each JVM's first simulation (a warm-up) against its
+# measured ones. Not judged: GC "dips" (the GC table below shows the collections per simulation; with the post's
+# young generation of up to 2 GB and these sizes there are few or none to drop on, and no claim is built on them).
 
 # %%
 df = nb.results("bidding", PRESET, MACHINE)

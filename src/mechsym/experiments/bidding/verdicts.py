@@ -23,6 +23,18 @@ def _jitter_pct(df, protocol, **cell) -> np.ndarray:
     return forks(df, protocol, "jitter", **cell) * 100
 
 
+def _startup_ratios(df: pd.DataFrame, **cell) -> np.ndarray:
+    """Per fork of the lab's cell: the first simulation's jitter (a warm-up) over the median measured jitter."""
+    m = analysis.where(rows(df, "jitter", warmup=True), protocol="lab", map_capacity=16, gc="isolated", **cell)
+    out = []
+    for _, f in m.groupby(["run_id", "fork"], sort=False):
+        f = f.sort_values("iteration")
+        later = f.loc[~f["warmup"].astype(bool), "value"]
+        if len(f) > 1 and len(later) and later.median() > 0:
+            out.append(float(f["value"].iloc[0]) / float(later.median()))
+    return np.array(out)
+
+
 def _verdicts(df: pd.DataFrame, jdk: str, protocol, n: int, items: int) -> list[Verdict]:
     scope = {"jdk": jdk, "clients": n, "items": items}
     thr = {c: forks(df, protocol, variant=c, clients=n, items=items, jdk=jdk) for c in CONTAINERS}
@@ -85,6 +97,12 @@ def _verdicts(df: pd.DataFrame, jdk: str, protocol, n: int, items: int) -> list[
     out.append(one(CLAIM["bidding.lock-free-most-jitter"],
                    least((_ratio, jit[CAS], jit[RW]), (_ratio, jit[RW], jit[MUTEX])), [],
                    "; ".join(f"{c} {analysis.fmt_pct(np.median(v))}" for c, v in jit.items() if len(v))))
+    if protocol.name == "lab":
+        for c in CONTAINERS:
+            ratios = _startup_ratios(df, variant=c, clients=n, items=items, jdk=jdk)
+            out.append(one(CLAIM["bidding.jitter-higher-at-startup"], lambda a: a, [ratios],
+                           "per fork: " + _values(ratios, "x") if len(ratios) else "", sc=scope | {"variant": c},
+                           missing="no warm-up simulations kept for this cell"))
     cap = {k: forks(df, protocol, variant=LOCK_FREE, clients=n, items=items, jdk=jdk, capacity=k) for k in CAPACITIES}
     capj = {k: _jitter_pct(df, protocol, variant=LOCK_FREE, clients=n, items=items, jdk=jdk, capacity=k)
             for k in CAPACITIES}
