@@ -42,8 +42,9 @@ LAB_CELLS["full"] = LAB_CELLS["standard"]
 # the in-heap queue runs the post protocol too (best of as many runs per JVM), so a ratio against it compares the
 # same statistic on both sides
 POST_CELLS = {"smoke": [("processes", "cross-core")],
-              "standard": [("processes", "smt"), ("in-heap", "smt"), ("processes", "cross-core"),
-                           ("threads", "cross-core"), ("in-heap", "cross-core")]}
+              "standard": [("processes", "smt"), ("in-heap", "smt"), ("processes-yield", "smt"),
+                           ("processes", "cross-core"), ("threads", "cross-core"), ("in-heap", "cross-core"),
+                           ("processes-yield", "cross-core")]}
 POST_CELLS["full"] = POST_CELLS["standard"]
 
 CAPACITY = 32 * 1024  # ints, the lab's harness (QueueEvolution cc36e06, 2013-03-12: QUEUE_CAPACITY = 32 * 1024)
