@@ -33,6 +33,9 @@ def two_cpus():
 
 def test_cells_pin_per_thread_and_run_the_judged_transports_both_ways():
     cs = exp.cells("standard", two_cpus(), list(discover()))
+    smt = [c for c in cs if c.labels["placement"] == "smt"]
+    assert smt and all("SMT" in c.unavailable for c in smt)   # the post's "same core": skipped with the reason
+    cs = [c for c in cs if c not in smt]
     assert all(c.cpus is None and not c.unavailable for c in cs)   # pinned inside each JVM, never by taskset
     post = {c.variant for c in cs if c.params["protocol"] == "post"}
     assert post == set(exp.JUDGED)
@@ -53,12 +56,23 @@ def test_unknown_names_are_refused_with_the_allowed_ones():
     with pytest.raises(MechsymError, match="allowed variants"):
         exp.cell_for("tcp-carrier-pigeon", "cross-core", "smoke", two_cpus(), None)
     with pytest.raises(MechsymError, match="allowed placements"):
-        exp.cell_for("tcp-spin", "smt", "smoke", two_cpus(), None)
+        exp.cell_for("tcp-spin", "cross-socket", "smoke", two_cpus(), None)
+
+
+def test_standard_runs_support_the_percentiles_the_tables_show():
+    cs = exp.cells("standard", two_cpus(), list(discover()))
+    for c in cs:
+        fast = c.params["mode"] in ("ipc-spin", "timer") and c.params["yield"] == "false" \
+            and c.labels["placement"] in (exp.PINNED, "smt")
+        assert c.params["pings"] == (1_000_000 if fast else 20_000)
+    assert exp.supported("p99", 20_000) and not exp.supported("p99.9", 20_000)
+    assert exp.supported("p99.99", 1_000_000) and exp.supported("max", 1)
 
 
 # ---------------------------------------------------------------- claims and verdicts on synthetic rows
 
-def synthetic(p50: dict, forks: int = 5, mean_over_p50: float = 1.5) -> pd.DataFrame:
+def synthetic(p50: dict, forks: int = 5, mean_over_p50: float = 1.5, placement: str = exp.PINNED,
+              p99: float = 2) -> pd.DataFrame:
     """Tidy rows as the sweep stores them: per variant, both protocols, `forks` forks of one measured run each."""
     rng = np.random.default_rng(1)
     out = []
@@ -67,8 +81,8 @@ def synthetic(p50: dict, forks: int = 5, mean_over_p50: float = 1.5) -> pd.DataF
             for f in range(forks):
                 base = med * (1 + rng.uniform(-0.02, 0.02))
                 for stat, factor in (("p50", 1), ("mean", mean_over_p50), ("p99.9", 20), ("min", 0.9),
-                                     ("p90", 1.1), ("p99", 2), ("p99.99", 50), ("max", 100)):
-                    out.append({"experiment": exp.NAME, "variant": v, "placement": exp.PINNED, "protocol": protocol,
+                                     ("p90", 1.1), ("p99", p99), ("p99.99", 50), ("max", 100)):
+                    out.append({"experiment": exp.NAME, "variant": v, "placement": placement, "protocol": protocol,
                                 "jdk": "17", "fork": f, "iteration": 1, "warmup": False, "metric": f"rtt_{stat}",
                                 "value": base * factor, "unit": "ns", "status": "ok", "note": "",
                                 "machine": "m", "run_id": "r"})
@@ -79,8 +93,12 @@ POST_LIKE = {"ipc-spin": 127, "udp-spin": 5224, "tcp-spin": 6784, "tcp-selectnow
              "tcp-select": 15426, "timer": 50}
 
 
+# the post's same-core sentence, on SMT siblings: IPC faster with a worse tail, sockets slower than cross-core
+SMT_LIKE = {"ipc-spin": 100, "udp-spin": 6000, "tcp-spin": 8000}
+
+
 def test_the_posts_own_order_holds_under_both_protocols():
-    vs = exp.verdicts(synthetic(POST_LIKE))
+    vs = exp.verdicts(pd.concat([synthetic(POST_LIKE), synthetic(SMT_LIKE, placement="smt", p99=5)]))
     assert len(vs) == 2 * len(exp.CLAIMS)
     assert {v.outcome for v in vs} == {HOLDS}, [(v.claim.id, v.outcome, v.why) for v in vs if v.outcome != HOLDS]
 
@@ -90,6 +108,17 @@ def test_a_reversed_order_and_an_honest_mean_do_not_hold():
     vs = {(v.claim.id, v.protocol): v.outcome for v in exp.verdicts(synthetic(flipped, mean_over_p50=1.0))}
     for cid in ("spin-beats-selectnow", "udp-beats-tcp", "ipc-50x-tcp", "timer-error-50ns", "average-is-not-latency"):
         assert vs[(f"pingbuffet.{cid}", "post")] == FAILS and vs[(f"pingbuffet.{cid}", "lab")] == FAILS, cid
+
+
+def test_same_core_falls_back_to_one_cpu_as_a_labelled_stand_in():
+    one_cpu = synthetic({"ipc-spin-yield": 3000, "tcp-block": 15000}, placement="same-cpu")
+    one_cpu = one_cpu[one_cpu["protocol"] == "lab"]   # as the sweep runs it
+    vs = exp.verdicts(pd.concat([synthetic({**POST_LIKE, "ipc-spin-yield": 500}), one_cpu]))
+    same = {(v.claim.id, v.protocol): v for v in vs if "same-core" in v.claim.id or "cross-core" in v.claim.id}
+    lab = same[("pingbuffet.ipc-same-core-faster", "lab")]
+    assert lab.outcome == FAILS and "stands in" in lab.why
+    assert same[("pingbuffet.sockets-best-cross-core", "lab")].outcome == HOLDS   # 15 µs > 13.1 µs
+    assert same[("pingbuffet.ipc-same-core-faster", "post")].outcome == UNMEASURABLE
 
 
 def test_missing_cells_are_not_measurable_with_the_reason():

@@ -53,12 +53,21 @@ nb.table(exp.reference_table(ref))
 #
 # `mechsym.callerchoose.SplitCost` splits one input over and over: `String.split(" ")` (the JDK's one-character fast
 # path), or a split into a caller-supplied `ArrayList` or `HashSet`, cleared and reused. Every method still creates
-# the word strings; only the result structure differs. Inputs of 10 words (the post's example sentence), 1,000
+# the word strings; only the result structure differs. Inputs of 8 words (the post's example sentence, "Some string that I may want to split"), 1,000
 # words, and 4 million words, whose 16 MB result array is larger than the whole young generation the JVM is given
 # (`-Xmx1g -Xmn8m`), with the G1 and Parallel collectors. Per run, outside the timed loop: ns per call, bytes the
 # thread allocated per call (`ThreadMXBean.getThreadAllocatedBytes`), collections and GC time. Every result feeds a
 # checksum, checked after the run. Each cell runs in several fresh JVMs (forks); the lab's figure is each fork's
-# median run, the post's protocol its first run after one warm-up run.
+# median run, the "post protocol" its first run after one warm-up run. The post has no benchmark, so that protocol
+# is the lab's invention (a cold-ish single run, the way a reader would time it), not the post's.
+#
+# The large input measures more than the result array. Every idiom creates the 4 million word `String`s, about
+# 192 MB a call of the ~257 MB `String.split` allocates (bytes per call in the table above), and with an 8 MB young
+# generation those survive into the old generation as well: the large case times the promotion of the words in
+# both idioms, with the 16 MB array (and the list behind it) as the difference. Each large run is one call.
+#
+# Not run: the post's third choice, "a LinkedList if memory is a scarce resource". The kernel offers a reused
+# `ArrayList` and `HashSet` only; a reused `LinkedList` would still allocate a node per word each call.
 
 # %%
 df = nb.results("callerchoose", PRESET, MACHINE)
@@ -141,8 +150,10 @@ nb.verdict_table(exp, df, NB)
 #
 # - **Allocation got cheaper, GC pauses shorter.** Thread-local allocation buffers and escape analysis were there in
 #   2011; what is new is G1 as the default (JDK 9), which puts any object larger than half a region ("humongous")
-#   straight into the old generation, exactly the post's large-array case, and reclaims it at young collections
-#   since JDK 8u60 (eager reclaim). The GC columns above show what collections cost here; a
+#   straight into the old generation, the post's large-array case. G1's eager reclaim of humongous objects at young
+#   collections (JDK 8u60) covers primitive arrays only; the large result here is a `String[]`, an object array,
+#   so it is not eagerly reclaimed and waits for a marking cycle. The GC columns above show what collections cost
+#   here; a
 #   multi-second compaction would show as GC ms per run.
 # - **`String.split` has a fast path** for a one-character separator that is not a regex metacharacter (JDK 7): no
 #   regex, but still an `ArrayList` grown as it goes and a copy into the returned array.

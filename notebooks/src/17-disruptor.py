@@ -74,6 +74,23 @@ nb.table(exp.placements_table())
 # runs. Beside them, the post's own comparison (yielding RingBuffer, `ArrayBlockingQueue`) runs again with the
 # kernel's `post` protocol, the perf test's structure: three cold passes per JVM, a millisecond clock, and the
 # fork's number is its best pass ("I've seen over 50 million").
+#
+# Sizes: the perf test sends 300 M events a pass; the `standard` preset sends 5 M a pass (both protocols), 60 times
+# fewer, so that the notebook runs in minutes on two vCPUs. A 5 M pass lasts about 0.1 s at 50 M events/s and under
+# a second for the slow channels: long enough for a steady rate once compiled, but a cold pass under the post
+# protocol carries a larger share of JIT warm-up than the perf test's did, which lowers the post protocol's best
+# pass, if anything. `full` runs the perf test's 300 M.
+#
+# Two claims of the post are judged elsewhere or not run:
+#
+# - "Java on x86/x64 is using LOCK CMPXCHG for CAS operations to implement the AtomicLong incrementAndGet() method
+#   which, based on my measurements, is ~2-10X slower than using LOCK XADD as contention increases": judged in
+#   notebook 09 (`atomiclong.cas-2-10x-slower-than-xadd`, C kernels with LOCK CMPXCHG and LOCK XADD, and Java's
+#   CAS loop against today's XADD intrinsic), not here.
+# - "The one area not seeing a significant performance increase is the sequencer pattern": the sequencer pattern
+#   is several producers claiming slots of one ring (the Disruptor's `MultiProducerSequencer`, against the
+#   `SingleProducerSequencer` the kernel uses). Not run: the kernel has one producer thread, and on a two-CPU
+#   machine three producers and a consumer would measure the scheduler more than the sequencer.
 
 # %%
 df = nb.results(exp.NAME, PRESET, MACHINE)

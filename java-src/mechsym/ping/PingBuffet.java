@@ -32,7 +32,8 @@ import mechsym.common.Kernels;
  * 6,244 / 6,784 ns); timing an empty loop ({@code ErrPingClient}) shows the
  * timer's own error, 50 ns at the median.
  *
- * <p>Written from the post's description (no listing in the post): the client
+ * <p>Written anew from the post's description and the post's public tool
+ * (github.com/nitsanw/java-ping, run beside this kernel for fidelity): the client
  * (this process, {@code --role=client}, the default) starts the server as a
  * second JVM ({@code --role=server}, same java, class path and VM options),
  * which binds an ephemeral loopback port (or maps the IPC file) and prints
@@ -45,6 +46,13 @@ import mechsym.common.Kernels;
  * The post's knobs: {@code --yield=true} yields on every empty spin (both
  * ends), {@code --wait-nanos=N} busy-waits N ns between pings (client, outside
  * the timed ping). Modes: see {@link Links}. {@code timer} starts no server.
+ *
+ * <p>Differences from java-ping at the post's date (2013-06-30): its IPC ping
+ * copies a 32-byte message and spins on a CAS of the echo counter; here one
+ * 8-byte sequence number goes out with a release store and comes back through
+ * an acquire load (no copy, no CAS). Its {@code -DwaitNanos} parks
+ * ({@code LockSupport.parkNanos}, tens of µs on Linux); {@code --wait-nanos}
+ * here busy-waits. Its rows are 100,000 socket or 1,000,000 IPC pings.
  *
  * <p>Protocols ({@code --protocol}): {@code post} keeps every round trip in a
  * {@code long[]} and reads the percentiles off the sorted array at index

@@ -118,5 +118,34 @@ CLAIMS = [
                 "intermittent map resizing is reduced.",
           rule=Rule(">=", 1.0, reading="'jitter decreases' read as: 16 at least as jittery as 1k and 1M"),
           statistic="jitter at 16 / max(jitter at 1k, 1M)", unit="x"),
+    Claim("bidding.plateau-past-peak-items", POST_FILE, NB,
+          "Past its peak (~45 items) throughput plateaus as items are added.",
+          "plots only (images): rising to ~45 items, then flat",
+          "bids/s per fork at clients = cores under the post protocol's item sweep: the largest item count swept "
+          "over the judged one (~45); the lab's cells run one item count and do not test it",
+          quote="Throughput increases as Items are added to the system and plateaus.",
+          rule=Rule("between", 0.9, 1.1, reading="'plateaus' read as: within 10% either way of the ~45-item rate at "
+                    "the largest item count swept (64 in standard, 100 in full)"),
+          statistic="bids/s at the largest item count / at the judged item count", unit="x"),
+    Claim("bidding.drops-past-peak-clients", POST_FILE, NB,
+          "Past the peak, adding clients lowers throughput.",
+          "plots only (images): 'trails monotonically as additional threads/clients are added'",
+          "bids/s (all clients' bids) per fork at the judged item count: the largest clients count swept over "
+          "clients = cores. Per client (the post's definition of throughput) the drop is the same ratio divided by "
+          "the clients' ratio, so all clients' bids is the stricter reading",
+          quote="Performance drops monotonically as clients, items or both are added past the peak values.",
+          rule=Rule("<=", 1.0, reading="'drops' read as the order: fewer bids/s at the most clients than at clients "
+                    "= cores"),
+          statistic="bids/s at the most clients / at clients = cores", unit="x"),
+    Claim("bidding.jitter-higher-at-startup", POST_FILE, NB,
+          "Jitter is higher at start-up than later.",
+          "plots only (images): 'Jitter was higher at startup'",
+          "the lab's cells at clients = cores, the judged item count: per fork, the jitter of the JVM's first "
+          "simulation (a warm-up, the start-up the post saw) over the median of its measured ones; the median of "
+          "those ratios over forks. The post protocol's first simulation has one item, not comparable with later ones",
+          quote="Jitter was higher at startup and later in the test for higher number of Items, Clients or both.",
+          rule=Rule(">=", 1.0, reading="'higher at startup' read as the order: the first simulation's jitter at or "
+                    "above the later ones' median"),
+          statistic="first simulation's jitter / median measured jitter, per fork", unit="x", source="post"),
 ]
 CLAIM = {c.id: c for c in CLAIMS}

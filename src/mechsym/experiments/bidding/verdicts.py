@@ -23,6 +23,18 @@ def _jitter_pct(df, protocol, **cell) -> np.ndarray:
     return forks(df, protocol, "jitter", **cell) * 100
 
 
+def _startup_ratios(df: pd.DataFrame, **cell) -> np.ndarray:
+    """Per fork of the lab's cell: the first simulation's jitter (a warm-up) over the median measured jitter."""
+    m = analysis.where(rows(df, "jitter", warmup=True), protocol="lab", map_capacity=16, gc="isolated", **cell)
+    out = []
+    for _, f in m.groupby(["run_id", "fork"], sort=False):
+        f = f.sort_values("iteration")
+        later = f.loc[~f["warmup"].astype(bool), "value"]
+        if len(f) > 1 and len(later) and later.median() > 0:
+            out.append(float(f["value"].iloc[0]) / float(later.median()))
+    return np.array(out)
+
+
 def _verdicts(df: pd.DataFrame, jdk: str, protocol, n: int, items: int) -> list[Verdict]:
     scope = {"jdk": jdk, "clients": n, "items": items}
     thr = {c: forks(df, protocol, variant=c, clients=n, items=items, jdk=jdk) for c in CONTAINERS}
@@ -54,6 +66,25 @@ def _verdicts(df: pd.DataFrame, jdk: str, protocol, n: int, items: int) -> list[
                          protocol=protocol, detail="" if est is None else meds,
                          missing="needs two or more clients counts at the judged item count"))
     for c in CONTAINERS:
+        groups = [forks(df, protocol, variant=c, clients=k, items=items, jdk=jdk) for k in clients]
+        most = max(clients) if clients else None
+        ok = most is not None and most > n and n in clients
+        at_n = groups[clients.index(n)] if ok else np.array([])
+        at_most = groups[clients.index(most)] if ok else np.array([])
+        out.append(one(CLAIM["bidding.drops-past-peak-clients"], lambda a, b: a / b, [at_most, at_n],
+                       f"{most} clients {rate(np.median(at_most))}; {n} clients {rate(np.median(at_n))}"
+                       if ok and len(at_most) and len(at_n) else "",
+                       sc={"jdk": jdk, "variant": c, "items": items},
+                       missing="needs a clients count past the cores at the judged item count"))
+        swept = sorted(set(analysis.where(rows(df), jdk=jdk, protocol=protocol.name, variant=c, clients=n)["items"]))
+        top = swept[-1] if swept and swept[-1] > items else None
+        at_top = forks(df, protocol, variant=c, clients=n, items=top, jdk=jdk) if top else np.array([])
+        out.append(one(CLAIM["bidding.plateau-past-peak-items"], lambda a, b: a / b, [at_top, thr[c]],
+                       f"{top} items {rate(np.median(at_top))}; {items} items {rate(np.median(thr[c]))}"
+                       if top and len(at_top) and len(thr[c]) else "",
+                       sc={"jdk": jdk, "variant": c, "clients": n},
+                       missing=f"no item count past {items} under the {protocol.name} protocol (the lab's cells run "
+                               f"{items} items only: not run)"))
         one_item = forks(df, protocol, variant=c, clients=n, items=1, jdk=jdk)
         out.append(one(CLAIM["bidding.throughput-rises-with-items"], lambda a, b: a / b, [thr[c], one_item],
                        f"{items} items {rate(np.median(thr[c])) if len(thr[c]) else '—'}; 1 item "
@@ -66,6 +97,12 @@ def _verdicts(df: pd.DataFrame, jdk: str, protocol, n: int, items: int) -> list[
     out.append(one(CLAIM["bidding.lock-free-most-jitter"],
                    least((_ratio, jit[CAS], jit[RW]), (_ratio, jit[RW], jit[MUTEX])), [],
                    "; ".join(f"{c} {analysis.fmt_pct(np.median(v))}" for c, v in jit.items() if len(v))))
+    if protocol.name == "lab":
+        for c in CONTAINERS:
+            ratios = _startup_ratios(df, variant=c, clients=n, items=items, jdk=jdk)
+            out.append(one(CLAIM["bidding.jitter-higher-at-startup"], lambda a: a, [ratios],
+                           "per fork: " + _values(ratios, "x") if len(ratios) else "", sc=scope | {"variant": c},
+                           missing="no warm-up simulations kept for this cell"))
     cap = {k: forks(df, protocol, variant=LOCK_FREE, clients=n, items=items, jdk=jdk, capacity=k) for k in CAPACITIES}
     capj = {k: _jitter_pct(df, protocol, variant=LOCK_FREE, clients=n, items=items, jdk=jdk, capacity=k)
             for k in CAPACITIES}

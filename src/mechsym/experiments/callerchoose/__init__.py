@@ -4,7 +4,7 @@ Post: "Let The Caller Choose" (2011-07-16), Martin Thompson; it prints no benchm
 mechsym.callerchoose.SplitCost (String.split, or a split into a reused ArrayList or HashSet; ns per call, bytes
 allocated per call, collections and GC time per run, the young generation's size).
 
-The sweep (sweep.py): every method x input size (10 words, 1,000, 4 M: a result array larger than the young
+The sweep (sweep.py): every method x input size (8 words, 1,000, 4 M: a result array larger than the young
 generation of -Xmn8m) x collector (G1, Parallel), per JDK (smoke: the first). Verdicts (claims.py) per JDK and
 collector under both protocols, per fork with 95% intervals; tables.py and figures.py hold what the notebook shows,
 split per machine and JDK.

@@ -43,18 +43,21 @@ CLAIMS = [
           statistic="messages/s between processes, cross core", unit="ops/s", reference=REFERENCE,
           from_post=lambda ref: post_rate(ref, "processes", "cross-core")),
     Claim("ipcqueue.ipc-reaches-in-heap", POST_FILE, NOTEBOOK,
-          "Off heap and between processes, the queue keeps the in-heap queue's throughput (135M against the 130M "
-          "it started from).",
-          "135M (IPC, same core) against 130M (Martin Thompson's in-heap queue): 1.04x",
-          "the same placement, one sweep: per fork messages/s of the IPC queue and of the in-heap queue "
-          "(mechsym.spsc O1); the ratio of their medians over forks, with a bootstrap interval",
+          "Off heap and between processes, the queue keeps the in-heap queue's throughput, read in the scope the "
+          "post's 135M comes from: the same core.",
+          "135M (IPC, same core) against 110M (the in-heap P1C1QueueOriginal3, same core, the post's table): 1.23x. "
+          "Across cores the post's own figures fail the reading (98M against 130M: 0.75x), so the claim is judged "
+          "where the post measured it",
+          "two SMT siblings of one core, one sweep: per fork messages/s of the IPC queue and of the in-heap queue "
+          "(mechsym.spsc O1), both best-of-20 under the post protocol, both medians under the lab's; the in-heap "
+          "kernel yields when full or empty while the IPC queue spins (the post's IPC test)",
           quote="a single producer/consumer queue developed and shared by Martin Thompson capable of delivering an "
                 "amazing 130M messages per second ... now I just needed to bridge the gap and see if I can maintain "
                 "the benefits. ... JOY! a pure Java IPC that gives you 135M messages per second",
-          rule=Rule(">=", 0.9, reading="'maintain the benefits' of the 130M queue read as at least 0.9x its "
-                    "throughput"),
-          statistic="IPC msgs/s over in-heap msgs/s", unit="x", reference=REFERENCE,
-          from_post=lambda ref: post_rate(ref, "processes", "smt") / post_rate(ref, "in-heap", "cross-core")),
+          rule=Rule(">=", 0.9, reading="'maintain the benefits' of the in-heap queue read as at least 0.9x its "
+                    "throughput, same core"),
+          statistic="IPC msgs/s over in-heap msgs/s, same core", unit="x", reference=REFERENCE,
+          from_post=lambda ref: post_rate(ref, "processes", "smt") / post_rate(ref, "in-heap", "smt")),
     Claim("ipcqueue.ipc-slower-than-in-process", POST_FILE, NOTEBOOK,
           "Between processes the queue is still not as fast as the same off-heap queue between two threads.",
           "98M (IPC) against 220M (in process), cross core: 0.45x",
@@ -85,5 +88,25 @@ CLAIMS = [
           quote="unaligned access is slow, which is bad for performance :(",
           rule=Rule("<=", 0.9, reading="'slow' read as at least 10% fewer messages/s"),
           statistic="unaligned msgs/s over aligned msgs/s", unit="x"),
+    Claim("ipcqueue.yield-helps-cross-core", POST_FILE, NOTEBOOK,
+          "Across cores the IPC queue is faster with Thread.yield() in its full/empty loops than with a bare spin.",
+          "no number in the post (its note 3)",
+          "the IPC queue between two JVMs, cross core, --wait=yield against --wait=spin: the ratio of their medians "
+          "over forks",
+          quote="Removing the Thread.yield from the producer/consumer loops improved performance when running on the "
+                "same core, but made it worse otherwise.",
+          rule=Rule(">=", 1.0, reading="'made it worse otherwise' read as the order: yield's median at or above "
+                    "spin's across cores"),
+          statistic="yield msgs/s over spin msgs/s, cross core", unit="x"),
+    Claim("ipcqueue.spin-helps-same-core", POST_FILE, NOTEBOOK,
+          "On the same core the IPC queue is faster with a bare spin than with Thread.yield().",
+          "no number in the post (its note 3)",
+          "the IPC queue between two JVMs on two SMT siblings, --wait=spin against --wait=yield: the ratio of their "
+          "medians over forks",
+          quote="Removing the Thread.yield from the producer/consumer loops improved performance when running on the "
+                "same core, but made it worse otherwise.",
+          rule=Rule(">=", 1.0, reading="'improved performance' read as the order: spin's median at or above yield's "
+                    "on the same core"),
+          statistic="spin msgs/s over yield msgs/s, same core", unit="x"),
 ]
 CLAIM = {c.id: c for c in CLAIMS}

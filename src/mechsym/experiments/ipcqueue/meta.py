@@ -17,7 +17,8 @@ PRESETS = {
     # a run (~20-100 ms)
     "standard": {"messages": 10_000_000, "runs": 5, "post_runs": 20, "warmup_runs": 2, "forks": 10,
                  "unpinned_forks": 5, "timeout": 120},
-    # the post's size (its IPC test: 500 x 1024 x 1024 messages a run, 20 runs)
-    "full": {"messages": 500 * 1024 * 1024, "runs": 5, "post_runs": 20, "warmup_runs": 2, "forks": 10,
+    # the post's size: QueueEvolution at the post's date (0ede180, 2013-03-26) sent 50M messages a run, capacity
+    # 1 << 16 (an earlier commit, cc36e06 of 2013-03-12, had 500 x 2^20 and 32K), 20 runs
+    "full": {"messages": 50_000_000, "runs": 5, "post_runs": 20, "warmup_runs": 2, "forks": 10,
              "unpinned_forks": 5, "timeout": 900},
 }

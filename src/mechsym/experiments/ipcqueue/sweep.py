@@ -20,6 +20,8 @@ VARIANTS = {
                 "(the post's P1C1OffHeapQueue)"),
     "in-heap": (IN_HEAP, "threads", "object array", "Martin Thompson's in-heap queue (mechsym.spsc O1, the post's "
                 "P1C1QueueOriginal3): the 130M it started from"),
+    "processes-yield": (IPC, "processes", "aligned", "the IPC queue with Thread.yield() on every full or empty "
+                        "spin (--wait=yield): the post's note 3"),
     "processes-unaligned": (IPC, "processes", "unaligned", "the IPC queue with every counter straddling two cache "
                             "lines (address mod 64 = 60): the post's warning"),
 }
@@ -27,21 +29,27 @@ PLACEMENTS = ["smt", "cross-core", "unpinned"]
 PLACEMENT_TEXT = {"smt": "two SMT siblings of one core (the post's 'same core')",
                   "cross-core": "two cores (the post's 'cross core')", "unpinned": "no pinning: the scheduler decides"}
 # the post's JVM options ("The JVM was launched with: -XX:+UseCondCardMark -XX:CompileThreshold=100000"; the
-# threshold is ignored under tiered compilation, the default since JDK 8)
+# threshold does nothing under tiered compilation, the default since JDK 8: passed as the post did, inert)
 FLAGS = ("-XX:+UseCondCardMark", "-XX:CompileThreshold=100000")
 # (variant, placement) cells per preset; the post-protocol cells are added for POST_CELLS
 LAB_CELLS = {
     "smoke": [("processes", "cross-core"), ("threads", "cross-core"), ("in-heap", "cross-core"),
               ("processes-unaligned", "cross-core")],
     "standard": [(v, p) for p in PLACEMENTS for v in ("processes", "threads", "in-heap")]
-    + [("processes-unaligned", "cross-core")],
+    + [("processes-unaligned", "cross-core"), ("processes-yield", "smt"), ("processes-yield", "cross-core")],
 }
 LAB_CELLS["full"] = LAB_CELLS["standard"]
+# the in-heap queue runs the post protocol too (best of as many runs per JVM), so a ratio against it compares the
+# same statistic on both sides
 POST_CELLS = {"smoke": [("processes", "cross-core")],
-              "standard": [("processes", "cross-core"), ("threads", "cross-core")]}
+              "standard": [("processes", "smt"), ("in-heap", "smt"), ("processes-yield", "smt"),
+                           ("processes", "cross-core"), ("threads", "cross-core"), ("in-heap", "cross-core"),
+                           ("processes-yield", "cross-core")]}
 POST_CELLS["full"] = POST_CELLS["standard"]
 
-CAPACITY = 32 * 1024  # ints, as the post's IPC test (QUEUE_CAPACITY = 32 * 1024)
+CAPACITY = 32 * 1024  # ints, the lab's harness (QueueEvolution cc36e06, 2013-03-12: QUEUE_CAPACITY = 32 * 1024)
+# the post protocol: QueueEvolution at the post's date (0ede180, 2013-03-26) used a capacity of 1 << 16
+POST_CAPACITY = 1 << 16
 # busy spin when full or empty, as the post's IPC test (its Thread.yield() calls commented out); the in-heap kernel
 # (mechsym.spsc, the 2013-07-15 harness) yields
 WAIT = "spin"
@@ -59,12 +67,14 @@ def cell_for(variant: str, placement: str, preset: str, topo: Topology, jdk: Jdk
     pin = ",".join(map(str, cpus or []))
     # the post's IPC test: 20 runs per JVM, none set apart as warm-up
     runs, warmup = (p["post_runs"], 0) if protocol == "post" else (p["runs"], p["warmup_runs"])
+    capacity = POST_CAPACITY if protocol == "post" else CAPACITY
     if kernel == IN_HEAP:
         params = {"queue": "O1", "ops": p["messages"], "iterations": warmup + runs, "measured": runs,
-                  "capacity": CAPACITY, "pin": pin}
+                  "capacity": capacity, "pin": pin}
     else:
-        params = {"transport": transport, "layout": layout, "protocol": protocol, "wait": WAIT,
-                  "messages": p["messages"], "runs": runs, "warmup-runs": warmup, "capacity": CAPACITY, "pin": pin}
+        params = {"transport": transport, "layout": layout, "protocol": protocol,
+                  "wait": "yield" if variant.endswith("-yield") else WAIT, "messages": p["messages"], "runs": runs,
+                  "warmup-runs": warmup, "capacity": capacity, "pin": pin}
     labels = {"placement": placement, **({"protocol": protocol} if kernel == IN_HEAP else {})}
     return Cell(variant=variant, kernel=kernel, params=params, labels=labels, jdk=jdk, flags=FLAGS,
                 forks=p["unpinned_forks"] if placement == "unpinned" else p["forks"], timeout=p["timeout"],
@@ -84,4 +94,4 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
 def session(cells: list[Cell], meta: dict):
     """The run-wide hook: the run's scratch directory for the queue files (mechsym.scratch: under $MECHSYM_SCRATCH,
     refused without room, removed whatever happens)."""
-    return scratch.session(NAME, 4 * CAPACITY + 4096, meta)
+    return scratch.session(NAME, 4 * max(CAPACITY, POST_CAPACITY) + 4096, meta)

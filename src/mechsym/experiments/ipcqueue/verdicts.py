@@ -15,10 +15,12 @@ from .rows import PROTOCOLS, forks, rows
 CELLS = {
     "ipcqueue.ipc-135m-same-core": (("processes", "smt"), None),
     "ipcqueue.ipc-98m-cross-core": (("processes", PINNED), None),
-    "ipcqueue.ipc-reaches-in-heap": (("processes", PINNED), ("in-heap", PINNED)),
+    "ipcqueue.ipc-reaches-in-heap": (("processes", "smt"), ("in-heap", "smt")),   # the post's scope
     "ipcqueue.ipc-slower-than-in-process": (("processes", PINNED), ("threads", PINNED)),
     "ipcqueue.offheap-faster-than-in-heap": (("threads", PINNED), ("in-heap", PINNED)),
     "ipcqueue.unaligned-slower": (("processes-unaligned", PINNED), ("processes", PINNED)),
+    "ipcqueue.yield-helps-cross-core": (("processes-yield", PINNED), ("processes", PINNED)),
+    "ipcqueue.spin-helps-same-core": (("processes", "smt"), ("processes-yield", "smt")),
 }
 
 

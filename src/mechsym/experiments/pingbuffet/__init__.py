@@ -13,7 +13,7 @@ shows.
 
 from .claims import CLAIM, CLAIMS
 from .figures import plot_medians, plot_spectrum
-from .meta import JUDGED, NAME, NOTEBOOKS, PLACEMENTS, POST_FILE, PRESETS, REFERENCE, TITLE, VARIANTS
+from .meta import JUDGED, NAME, NOTEBOOKS, PLACEMENTS, POST_FILE, PRESETS, REFERENCE, TITLE, VARIANTS, supported
 from .rows import LAB, POST, PROTOCOLS, rows
 from .sweep import PINNED, cell_for, cells, placements_table, session
 from .tables import beside, forks_table, mean_table, percentiles, reference_sample, reference_table
@@ -23,5 +23,5 @@ __all__ = [
     "CLAIM", "CLAIMS", "JUDGED", "LAB", "NAME", "NOTEBOOKS", "PINNED", "PLACEMENTS", "POST", "POST_FILE", "PRESETS",
     "PROTOCOLS", "REFERENCE", "TITLE", "VARIANTS", "beside", "cell_for", "cells", "forks_table", "mean_table",
     "percentiles", "placements_table", "plot_medians", "plot_spectrum", "reference_sample", "reference_table", "rows",
-    "session", "verdicts",
+    "session", "supported", "verdicts",
 ]

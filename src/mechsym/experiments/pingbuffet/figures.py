@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ... import analysis, plots
 from .meta import JUDGED, VARIANTS
+from .meta import supported
 from .rows import ORDERS, P, STATS, SUMMARY, rows
 from .sweep import PINNED
 
@@ -36,6 +37,8 @@ def plot_spectrum(df, ref, placement: str = PINNED):
         for ax, (panel, variants) in zip(axes[2 * i:2 * i + 2], PANELS.items()):
             for v in variants:
                 sub = m[m["variant"] == v]
+                if len(sub) and "pings" in sub:   # only the percentiles the runs support (meta.supported)
+                    sub = sub[[supported(st, p) for st, p in zip(sub["stat"], sub["pings"])]]
                 if len(sub):
                     g = sub.groupby("stat")["value"]
                     pts = g.median()

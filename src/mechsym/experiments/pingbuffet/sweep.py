@@ -16,6 +16,7 @@ IPC_FILE_BYTES = 4096   # the IPC variant's mapped file (Links.IPC_BYTES)
 PINNED = "cross-core"   # the post: "For TCP/UDP the best results I observed were across different cores"
 PLACEMENT_TEXT = {
     "cross-core": "client and server threads on two CPUs of different cores (the post's taskset runs)",
+    "smt": "client and server threads on two SMT siblings of one core (the post's \"same core (different threads)\")",
     "same-cpu": "client and server threads on one CPU",
     "unpinned": "no pinning: the scheduler decides",
 }
@@ -36,7 +37,8 @@ def cell_for(variant: str, placement: str, preset: str, topo: Topology, jdk: Jdk
     p = PRESETS[preset]
     mode, yield_, wait, _ = VARIANTS[variant]
     cpus = topo.placement(placement)
-    params = {"protocol": protocol, "mode": mode, "pings": p["pings"], "runs": p["runs"] if protocol == "lab" else 1,
+    fast = mode in ("ipc-spin", "timer") and not yield_ and placement in (PINNED, "smt")
+    params = {"protocol": protocol, "mode": mode, "pings": p["pings_fast"] if fast else p["pings"], "runs": p["runs"] if protocol == "lab" else 1,
               "warmup-runs": p["warmup_runs"], "yield": str(yield_).lower(), "wait-nanos": wait,
               "pin": ",".join(map(str, cpus or []))}
     judged = placement == PINNED and variant in JUDGED

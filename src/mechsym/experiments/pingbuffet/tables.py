@@ -10,7 +10,7 @@ import pandas as pd
 from ... import analysis
 from ...analysis import fmt_ns, fmt_ratio
 from ...verdicts import estimate
-from .meta import JUDGED, VARIANTS
+from .meta import JUDGED, VARIANTS, supported
 from .rows import LAB, ORDERS, POST, STATS, SUMMARY, forks, median, rows
 from .sweep import PINNED
 
@@ -26,7 +26,7 @@ def _wide(r: pd.DataFrame, index: str) -> pd.DataFrame:
 
 
 def reference_table(ref: pd.DataFrame) -> pd.DataFrame:
-    """The post's summary, as it printed it (ns, round trip over loopback, pinned), with the timer's row."""
+    """The post's summary, as it printed it (ns, round trip over loopback for the sockets, through shared memory for IPC, pinned), with the timer's row."""
     r = ref[ref["table"].isin([SUMMARY, "A Java Ping Buffet: ErrPingClient"])]
     return _wide(r, "implementation")
 
@@ -55,7 +55,10 @@ def beside(df: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
             row[f"now 50% ({protocol.name})"] = est.text("ns") if est else ""
             if protocol is LAB:
                 row["now / then (50%, lab)"] = fmt_ratio(est.value / get("p50")) if est else ""
-        row["now 99.9% (lab)"] = fmt_ns(median(df, "p99.9", variant=v, placement=PINNED))
+        tail = _tail(df, variant=v, placement=PINNED)
+        row["now 99.9% (lab)"] = (fmt_ns(median(df, "p99.9", variant=v, placement=PINNED)) if tail == "p99.9"
+                                  else f"- (runs too short; {HEAD[tail]}: "
+                                       f"{fmt_ns(median(df, tail, variant=v, placement=PINNED))})")
         out.append(row)
     return pd.DataFrame(out).set_index("variant")
 
@@ -73,8 +76,16 @@ def percentiles(df: pd.DataFrame, protocol: str = "lab") -> pd.DataFrame:
     t = g.median().unstack("stat")
     t["max"] = g.max().unstack("stat")["max"]
     n = m[m["stat"] == "p50"].groupby(keys)
-    t = t[["mean", *STATS]].rename(columns=HEAD)
+    t = t[["mean", *STATS]]
     out = t.map(fmt_ns)
+    # a percentile with fewer than MIN_BEYOND samples of a run beyond it is one of the run's largest few: blank
+    pings = m.groupby(keys)["pings"].min() if "pings" in m else None
+    if pings is not None:
+        for s in STATS:
+            bad = [k for k in out.index if not supported(s, pings.get(k, np.inf))]
+            out.loc[bad, s] = "-"
+        out["pings a run"] = pings.map(lambda x: f"{x:,.0f}")
+    out = out.rename(columns=HEAD)
     out["runs"], out["forks"] = n.size(), n["fork"].nunique()
     return analysis.sort_by(out.reset_index(), ORDERS).set_index(keys)
 
@@ -85,12 +96,21 @@ def mean_table(df: pd.DataFrame) -> pd.DataFrame:
     out = []
     for v in [x for x in VARIANTS if x != "timer"]:
         cell = dict(variant=v, placement=PINNED)
-        mean, p50, tail = (median(df, s, **cell) for s in ("mean", "p50", "p99.9"))
+        mean, p50 = (median(df, s, **cell) for s in ("mean", "p50"))
         if mean is None:
             continue
-        out.append({"variant": v, "mean": fmt_ns(mean), "50%": fmt_ns(p50), "99.9%": fmt_ns(tail),
-                    "mean / 50%": fmt_ratio(mean / p50), "99.9% / mean": fmt_ratio(tail / mean)})
+        t = _tail(df, **cell)
+        tail = median(df, t, **cell)
+        out.append({"variant": v, "mean": fmt_ns(mean), "50%": fmt_ns(p50), "tail": f"{HEAD[t]} {fmt_ns(tail)}",
+                    "mean / 50%": fmt_ratio(mean / p50), "tail / mean": fmt_ratio(tail / mean)})
     return pd.DataFrame(out).set_index("variant") if out else pd.DataFrame()
+
+
+def _tail(df: pd.DataFrame, **cell) -> str:
+    """The highest percentile up to p99.9 that the cell's runs support (at least MIN_BEYOND samples beyond it)."""
+    m = analysis.where(rows(df, "rtt_p50"), **cell)
+    pings = float(m["pings"].min()) if len(m) and "pings" in m else np.inf
+    return next(s for s in ("p99.9", "p99", "p90") if supported(s, pings))
 
 
 @analysis.by_machine
