@@ -283,3 +283,12 @@ def test_a_notebook_over_a_stale_run_says_so(results_dir, smoke_store, tmp_path)
     execute(ROOT / "notebooks" / "16-let-the-caller-choose.ipynb", out, preset="stored", timeout=600)
     text = out.read_text()
     assert "Stale results" in text and "measured with older kernels" in text
+
+
+def test_stored_results_do_not_make_the_tree_dirty(repo):
+    """A refresh stores one experiment's run, then measures the next: the first run's files are output, not code."""
+    (repo / "data" / "results" / "m" / "foo").mkdir(parents=True)
+    (repo / "data" / "results" / "m" / "foo" / "r.csv").write_text("run_id\n")
+    assert provenance.git_state(repo).clean
+    (repo / "src" / "mechsym" / "experiments" / "foo" / "new.py").write_text("X = 1\n")
+    assert provenance.git_state(repo).dirty_files() == ["src/mechsym/experiments/foo/new.py"]

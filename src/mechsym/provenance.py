@@ -20,6 +20,8 @@ from .fingerprint import (VERSION, CommitTree, Inputs, ProvenanceError, WorkTree
                           commit_fingerprint, fingerprint, inputs, java_tokens, python_tokens, repo_root)
 
 STALE, CURRENT, UNKNOWN = "stale", "current", "unknown"
+#: Pathspecs left out of the git state: what the lab writes, not what decides its numbers.
+OUTPUTS = (":(exclude)data/results",)
 
 
 # ---------------------------------------------------------------- the git state and the built artefacts
@@ -42,14 +44,16 @@ def git_state(root: Path | str | None = None) -> GitState:
     """The checkout's commit, whether its tree is clean, and (when not) the diff that rebuilds it from the commit.
 
     Untracked files that git does not ignore count as changes (a new kernel source is code): they are in the diff as
-    new files."""
+    new files. The results store (data/results/) is output, not code: the runs a refresh has just stored do not make
+    the next experiment's tree dirty."""
     root = Path(root or repo_root())
     head = _git(root, "rev-parse", "HEAD")
     if head is None:
         return GitState("unknown", False, b"")
     commit = head.decode().strip()
-    diff = _git(root, "diff", "--binary", "HEAD") or b""
-    untracked = (_git(root, "ls-files", "--others", "--exclude-standard", "-z") or b"").split(b"\0")
+    diff = _git(root, "diff", "--binary", "HEAD", "--", ".", *OUTPUTS) or b""
+    untracked = (_git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", ".", *OUTPUTS)
+                 or b"").split(b"\0")
     for name in filter(None, untracked):
         try:
             r = subprocess.run(["git", "-C", str(root), "diff", "--binary", "--no-index", "/dev/null", name.decode()],
