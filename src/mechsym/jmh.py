@@ -699,9 +699,9 @@ CLAIM_CELLS: dict[str, ClaimCells] = {
     "writecombining.factor-two": ClaimCells(
         "writecombining", ({"variant": "single-loop"}, {"variant": "split-loops"}), _ratio),
     "callerchoose.reuse-faster": ClaimCells(
-        "callerchoose", ({"variant": "list", "words": 10}, {"variant": "split", "words": 10}), _ratio),
+        "callerchoose", ({"variant": "list", "words": 8}, {"variant": "split", "words": 8}), _ratio),
     "callerchoose.reuse-allocates-less": ClaimCells(
-        "callerchoose", ({"variant": "split", "words": 10}, {"variant": "list", "words": 10}), _ratio, spec=1),
+        "callerchoose", ({"variant": "split", "words": 8}, {"variant": "list", "words": 8}), _ratio, spec=1),
     "signalling.volatile-under-50ns": ClaimCells(   # ns/op = duration / (2 x exchanges) = 1e9 / (ping + pong)/s
         "signalling", ({"variant": "volatile-spin"},), _ns_per_op),
 }

@@ -28,7 +28,7 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * <p>Methods, by the kernel's names ({@code mechsym.callerchoose.SplitCost --method}): {@code split}
  * ({@code String.split(" ")}), {@code list} (a split into a reused ArrayList), {@code set} (into a reused
- * HashSet). {@code words}: words per input, 10 (the post's example sentence's size) or 1000. The input is the
+ * HashSet). {@code words}: words per input, 8 (the post's example sentence's size) or 1000. The input is the
  * kernel's: words of five letters from 1000 distinct ones, separated by a space. Every call's result goes to
  * a {@link Blackhole}.
  *
@@ -51,7 +51,7 @@ public class CallerChoose {
     @Param({"split", "list", "set"})
     public String method;
 
-    @Param({"10", "1000"})
+    @Param({"8", "1000"})
     public int words;
 
     private String input;

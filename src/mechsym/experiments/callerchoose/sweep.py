@@ -38,7 +38,7 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
 
 
 JMH_BENCHMARK = "mechsym.jmh.CallerChoose.splitOnce"
-JMH_SIZES = ["small", "medium"]   # CallerChoose's @Param words: 10 and 1000 (the large input is one call a second)
+JMH_SIZES = ["small", "medium"]   # CallerChoose's @Param words: 8 and 1000 (the large input is one call a second)
 
 
 def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
