@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from ...analysis import fmt_ns
-from ...verdicts import Verdict, estimate, judge, unmeasurable
+from ...verdicts import Verdict, estimate, judge, least, unmeasurable
 from .claims import CLAIM, CLAIMS, STATS
 from .rows import PROTOCOLS, forks, median
 from .sweep import PINNED
@@ -25,7 +25,11 @@ def verdicts(df: pd.DataFrame) -> list[Verdict]:
     for protocol in PROTOCOLS:
         for cid, (fn, variants) in STATS.items():
             vals = [forks(df, protocol, variant=v, placement=PINNED) for v in variants]
-            est = estimate(fn, *vals)
+            if cid == "pingbuffet.selectnow-beats-blocking":   # min(block, select) / selectNow: member by member
+                est = least(*[(lambda b, now: b / now, v, vals[0]) for v in vals[1:]]) if all(map(len, vals)) \
+                    else None
+            else:
+                est = estimate(fn, *vals)
             out.append(judge(CLAIM[cid], est, scope=scope, protocol=protocol, detail=_detail(vals, variants),
                              missing=f"cells {', '.join(variants)} ({protocol.name} protocol) missing from these "
                                      "results"))
