@@ -21,7 +21,8 @@ NOT_RUN = "not run yet"
 ERROR = "error"
 COLUMNS = ["experiment", "machine", "post", "notebook", "id", "scope", "protocol", "claim", "then", "now", "outcome",
            "why", "how tested", "then_value", "now_value", "low", "high", "forks", "runs_agree", "runs_total",
-           "unstable", "run", "code", "source"]
+           "unstable", "run", "code", "source", "primary", "p_value", "near", "fact", "bh"]
+BH_Q = 0.05   # the false-discovery rate of the multiplicity line (Benjamini-Hochberg over decisive primary claims)
 
 
 def _row(name: str, machine: str, claim, outcome: str, now: str = "", why: str = "", v: Verdict | None = None) -> dict:
@@ -32,7 +33,10 @@ def _row(name: str, machine: str, claim, outcome: str, now: str = "", why: str =
             "low": v.low if v else None, "high": v.high if v else None, "forks": v.forks if v else 0,
             "runs_agree": v.runs_agree if v else None, "runs_total": v.runs_total if v else None,
             "unstable": bool(v.unstable) if v else False, "run": v.run_id if v else "",
-            "code": "", "source": getattr(claim, "source", "post")}
+            "code": "", "source": getattr(claim, "source", "post"),
+            # a claim with no verdict (not run yet, error) is its own primary row
+            "primary": bool(v.primary) if v else True, "p_value": v.p_value if v else None,
+            "near": bool(v.near) if v else False, "fact": bool(v.fact) if v else False, "bh": None}
 
 
 def run_codes(name: str, df: pd.DataFrame) -> dict[str, str]:
@@ -67,7 +71,8 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
     out = []
     for machine, sub in analysis.split(df):
         run = ",".join(sorted(sub["run_id"].astype(str).unique())) if "run_id" in sub else ""
-        out += [dataclasses.replace(v, machine=machine or v.machine, run_id=run) for v in module.verdicts(sub)]
+        mine = [dataclasses.replace(v, machine=machine or v.machine, run_id=run) for v in module.verdicts(sub)]
+        out += verdicts_mod.mark_primary(mine)
     return out
 
 
@@ -167,22 +172,87 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
         for m in missing:
             rows += [_row(name, m, c, NOT_RUN, why=f"no stored results of {name} for {m}: "
                                               f"`mechsym run {name}` or `mechsym import`") for c in claims]
-    out = pd.DataFrame(rows, columns=COLUMNS)
+    out = multiplicity(pd.DataFrame(rows, columns=COLUMNS))
     order = {c.id: i for name in (names or experiments.names()) for i, c in enumerate(claims_of(name))}
     out["_order"] = out["id"].map(order).fillna(len(order))
     out = out.sort_values(["post", "notebook", "_order", "scope", "protocol", "machine"], kind="stable")
     return out.drop(columns="_order").reset_index(drop=True)
 
 
-CSV_COLUMNS = ["machine", "id", "scope", "protocol", "outcome", "now_value", "low", "high", "forks", "runs_agree",
-               "runs_total", "unstable", "then_value", "notebook", "run", "code", "why"]
+CSV_COLUMNS = ["machine", "id", "primary", "scope", "protocol", "outcome", "now_value", "low", "high", "forks",
+               "runs_agree", "runs_total", "unstable", "then_value", "p_value", "near", "fact", "bh", "notebook", "run",
+               "code", "why"]
 
 
 def csv_frame(claims: pd.DataFrame) -> pd.DataFrame:
-    """`mechsym verdicts --format csv`: claim id, scope, protocol, outcome, now (median), its interval, forks,
-    runs agreeing / runs stored, unstable, then."""
+    """`mechsym verdicts --format csv`: claim id, primary (the claim's one primary verdict; the others are its
+    sub-rows), scope, protocol, outcome, now (median), its interval, forks, runs agreeing / runs stored, unstable,
+    then, the decision's p-value, near its threshold, a fact (no interval), survives Benjamini-Hochberg."""
     return claims[CSV_COLUMNS].rename(columns={"id": "claim", "now_value": "now", "then_value": "then",
-                                               "runs_agree": "runs agreeing", "runs_total": "runs stored"})
+                                               "runs_agree": "runs agreeing", "runs_total": "runs stored",
+                                               "bh": "survives bh"})
+
+
+# ---------------------------------------------------------------- the claim as the unit
+
+DECISIVE = verdicts_mod.DECISIVE
+
+
+def primaries(claims: pd.DataFrame) -> pd.DataFrame:
+    """One row per claim and machine: its primary verdict (or its only row: not run yet, error)."""
+    if claims.empty:
+        return claims
+    return claims[claims["primary"].fillna(False).astype(bool)]
+
+
+def multiplicity(claims: pd.DataFrame, q: float = BH_Q) -> pd.DataFrame:
+    """The rows with `bh` set on each decisive primary verdict that has a p-value: True when it survives
+    Benjamini-Hochberg at false-discovery rate q among the decisive primary claims of its machine, else False.
+    Facts (no chance involved) and other rows keep None."""
+    from . import stats
+
+    out = claims.copy()
+    out["bh"] = out["bh"].astype(object)
+    if out.empty:
+        return out
+    p = pd.to_numeric(out["p_value"], errors="coerce")
+    pick = out["primary"].fillna(False).astype(bool) & out["outcome"].isin(DECISIVE) & p.notna() \
+        & ~out["fact"].fillna(False).astype(bool)
+    for _, idx in out[pick].groupby("machine").groups.items():
+        keep = stats.benjamini_hochberg(p[idx].to_numpy(), q)
+        for i, k in zip(idx, keep):
+            out.at[i, "bh"] = bool(k)
+    return out
+
+
+def claim_counts(claims: pd.DataFrame) -> dict[str, int]:
+    """{outcome: number of claims} over the primary rows (one per claim and machine), in the order of OUTCOMES."""
+    prim = primaries(claims)
+    n = prim["outcome"].value_counts().to_dict() if len(prim) else {}
+    order = [*verdicts_mod.OUTCOMES, NOT_RUN, ERROR]
+    return {o: int(n[o]) for o in order if n.get(o)}
+
+
+def bh_line(claims: pd.DataFrame, q: float = BH_Q) -> str:
+    """How many decisive primary claims survive Benjamini-Hochberg at q, and how many false decisions chance would
+    give: at most q of the survivors (BH's guarantee), and, uncorrected, 5% of the judged claims if every one sat on
+    its threshold (each decision is a 95% interval's)."""
+    prim = primaries(claims)
+    if prim.empty:
+        return ""
+    decisive = prim[prim["outcome"].isin(DECISIVE)]
+    facts = int(decisive["fact"].fillna(False).astype(bool).sum())
+    tested = decisive[decisive["bh"].notna()]
+    survive = int(tested["bh"].astype(bool).sum())
+    judged = int(prim["outcome"].isin([*DECISIVE, verdicts_mod.INCONCLUSIVE]).sum())
+    text = (f"Multiplicity: {survive} of {len(tested)} decisive primary claims survive Benjamini-Hochberg at "
+            f"q = {q:g} (at most ~{q * survive:.1f} of them false discoveries)")
+    if facts:
+        text += f"; {facts} more are facts (no chance involved)"
+    if len(tested) > survive:
+        text += f"; {len(tested) - survive} do not survive and are marked"
+    return text + (f". Uncorrected, chance alone would decide about {0.05 * judged:.1f} of the {judged} judged "
+                   "primary claims if every one sat on its threshold.")
 
 
 def agreement(row) -> str:
