@@ -10,6 +10,11 @@ whose verdict function fails lists them as "error" with the reason, so one broke
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
+import os
+import pickle
+from pathlib import Path
 
 import pandas as pd
 
@@ -137,6 +142,13 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
     all_machines = store.machines() if machine == "all" else []
     rows = []
     for name in names or experiments.names():
+        key = cache_key(name, machine, preset, replicate)
+        slot = f"{name}-{machine or 'default'}-{preset or 'stored'}-{'r' if replicate else 'n'}"
+        cached = cache_read(slot, key)
+        if cached is not None:
+            rows += cached
+            continue
+        first = len(rows)
         try:
             module = experiments.get(name)
             claims = list(module.CLAIMS)
@@ -172,6 +184,7 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
         for m in missing:
             rows += [_row(name, m, c, NOT_RUN, why=f"no stored results of {name} for {m}: "
                                               f"`mechsym run {name}` or `mechsym import`") for c in claims]
+        cache_write(slot, key, rows[first:])
     out = multiplicity(pd.DataFrame(rows, columns=COLUMNS))
     order = {c.id: i for name in (names or experiments.names()) for i, c in enumerate(claims_of(name))}
     out["_order"] = out["id"].map(order).fillna(len(order))
@@ -191,6 +204,96 @@ def csv_frame(claims: pd.DataFrame) -> pd.DataFrame:
     return claims[CSV_COLUMNS].rename(columns={"id": "claim", "now_value": "now", "then_value": "then",
                                                "runs_agree": "runs agreeing", "runs_total": "runs stored",
                                                "bh": "survives bh"})
+
+
+# ---------------------------------------------------------------- the verdict cache
+
+# Judging every stored run takes seconds (a bootstrap per verdict, every older run again for "runs agreeing"); the
+# verdicts of a given set of runs change only when the runs or the code that judges them do. So each experiment's
+# rows are kept outside the committed store (build/cache/verdicts/, or $MECHSYM_CACHE/verdicts/), keyed by the
+# runs (each sidecar's csv_sha256, and the CSV's size and mtime, so an edited file is judged again), the code's
+# fingerprint (code_fingerprint: a change to a claim, a rule or the statistics recomputes), the checkout's kernel
+# fingerprint (which decides current vs stale) and the arguments. Rows that name an error are never kept.
+CACHE_ENV = "MECHSYM_CACHE"
+_SHARED = ("verdicts.py", "stats.py", "analysis.py", "verdict_collect.py", "provenance.py", "store.py")
+
+
+def cache_dir() -> Path:
+    from . import repo_root
+
+    base = os.environ.get(CACHE_ENV)
+    return (Path(base) if base else repo_root() / "build" / "cache") / "verdicts"
+
+
+def code_fingerprint(name: str) -> str:
+    """sha256 over the verdict code: the shared layer (verdicts, stats, analysis, this module, provenance, store)
+    and every source of the experiment's package."""
+    here = Path(__file__).parent
+    files = [here / f for f in _SHARED] + sorted((here / "experiments" / name).rglob("*.py"))
+    h = hashlib.sha256()
+    for f in files:
+        try:
+            h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+        except OSError:
+            h.update(f.name.encode() + b"\0missing\0")
+    return h.hexdigest()
+
+
+def cache_key(name: str, machine: str | None, preset: str | None, replicate: bool) -> str | None:
+    """The key of one experiment's verdict rows, or None when it cannot be known (then nothing is cached)."""
+    from . import provenance
+
+    try:
+        runs = []
+        for m, d, e, j in store.index():
+            if e != name:
+                continue
+            meta = json.loads(j.read_text())
+            csv = j.with_suffix(".csv")
+            st = csv.stat() if csv.exists() else None
+            runs.append([m, d, j.name, meta.get("csv_sha256"), meta.get("status"), meta.get("rows"),
+                         st.st_size if st else None, st.st_mtime_ns if st else None, j.stat().st_mtime_ns])
+        parts = {"experiment": name, "machine": machine, "preset": preset, "replicate": replicate,
+                 "here": store.machine_id(), "root": str(store.results_root()), "runs": runs,
+                 "code": code_fingerprint(name), "kernels": provenance.checkout_fingerprint(name)}
+    except (OSError, ValueError):
+        return None
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _cache_path(slot: str, key: str) -> Path:
+    return cache_dir() / f"{slot}.{key[:32]}.pickle"
+
+
+def cache_read(slot: str, key: str | None) -> list[dict] | None:
+    """The rows kept for this slot (experiment and arguments) under this key, or None."""
+    if key is None:
+        return None
+    try:
+        with open(_cache_path(slot, key), "rb") as f:
+            kept = pickle.load(f)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return None
+    return kept["rows"] if isinstance(kept, dict) and kept.get("key") == key else None
+
+
+def cache_write(slot: str, key: str | None, rows: list[dict]) -> None:
+    """Keep the rows (atomically: tmp + rename), replacing the experiment's older entries; never rows with an
+    error. A cache that cannot be written is no error: the verdicts are simply judged again next time."""
+    if key is None or any(r.get("outcome") == ERROR for r in rows):
+        return
+    path = _cache_path(slot, key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        with open(tmp, "wb") as f:
+            pickle.dump({"key": key, "rows": rows}, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+        for old in path.parent.glob(f"{slot}.*.pickle"):
+            if old != path:
+                old.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 # ---------------------------------------------------------------- the claim as the unit
