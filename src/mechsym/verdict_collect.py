@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import MechsymError, analysis, experiments, store
+from . import MechsymError, analysis, experiments, stats, store
 from . import verdicts as verdicts_mod
 from .verdicts import Verdict
 
@@ -143,7 +143,9 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
     rows = []
     for name in names or experiments.names():
         key = cache_key(name, machine, preset, replicate)
-        slot = f"{name}-{machine or 'default'}-{preset or 'stored'}-{'r' if replicate else 'n'}"
+        seed = stats.current_seed()
+        slot = (f"{name}-{machine or 'default'}-{preset or 'stored'}-{'r' if replicate else 'n'}"
+                + (f"-seed{seed}" if seed != stats.SEED else ""))
         cached = cache_read(slot, key)
         if cached is not None:
             rows += cached
@@ -254,6 +256,7 @@ def cache_key(name: str, machine: str | None, preset: str | None, replicate: boo
             runs.append([m, d, j.name, meta.get("csv_sha256"), meta.get("status"), meta.get("rows"),
                          st.st_size if st else None, st.st_mtime_ns if st else None, j.stat().st_mtime_ns])
         parts = {"experiment": name, "machine": machine, "preset": preset, "replicate": replicate,
+                 "seed": stats.current_seed(),
                  "here": store.machine_id(), "root": str(store.results_root()), "runs": runs,
                  "code": code_fingerprint(name), "kernels": provenance.checkout_fingerprint(name)}
     except (OSError, ValueError):
@@ -312,8 +315,6 @@ def multiplicity(claims: pd.DataFrame, q: float = BH_Q) -> pd.DataFrame:
     """The rows with `bh` set on each decisive primary verdict that has a p-value: True when it survives
     Benjamini-Hochberg at false-discovery rate q among the decisive primary claims of its machine, else False.
     Facts (no chance involved) and other rows keep None."""
-    from . import stats
-
     out = claims.copy()
     out["bh"] = out["bh"].astype(object)
     if out.empty:
