@@ -142,15 +142,6 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
     all_machines = store.machines() if machine == "all" else []
     rows = []
     for name in names or experiments.names():
-        key = cache_key(name, machine, preset, replicate)
-        seed = stats.current_seed()
-        slot = (f"{name}-{machine or 'default'}-{preset or 'stored'}-{'r' if replicate else 'n'}"
-                + (f"-seed{seed}" if seed != stats.SEED else ""))
-        cached = cache_read(slot, key)
-        if cached is not None:
-            rows += cached
-            continue
-        first = len(rows)
         try:
             module = experiments.get(name)
             claims = list(module.CLAIMS)
@@ -160,6 +151,15 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
             rows.append({**{c: "" for c in COLUMNS}, "experiment": name, "outcome": ERROR,
                          "claim": f"experiment module '{name}' failed to load", "why": _one_line(e)})
             continue
+        key = cache_key(name, machine, preset, replicate, module)
+        seed = stats.current_seed()
+        slot = (f"{name}-{machine or 'default'}-{preset or 'stored'}-{'r' if replicate else 'n'}"
+                + (f"-seed{seed}" if seed != stats.SEED else ""))
+        cached = cache_read(slot, key)
+        if cached is not None:
+            rows += cached
+            continue
+        first = len(rows)
         try:
             df = _load(name, machine, preset)
             verdicts = machine_verdicts(module, df)
@@ -241,8 +241,10 @@ def code_fingerprint(name: str) -> str:
     return h.hexdigest()
 
 
-def cache_key(name: str, machine: str | None, preset: str | None, replicate: bool) -> str | None:
-    """The key of one experiment's verdict rows, or None when it cannot be known (then nothing is cached)."""
+def cache_key(name: str, machine: str | None, preset: str | None, replicate: bool, module=None) -> str | None:
+    """The key of one experiment's verdict rows, or None when it cannot be known (then nothing is cached). The
+    module's verdicts function is named in it too, so one replaced in a running process (a test) is not read from
+    a cache the real one wrote."""
     from . import provenance
 
     try:
@@ -258,7 +260,8 @@ def cache_key(name: str, machine: str | None, preset: str | None, replicate: boo
         parts = {"experiment": name, "machine": machine, "preset": preset, "replicate": replicate,
                  "seed": stats.current_seed(),
                  "here": store.machine_id(), "root": str(store.results_root()), "runs": runs,
-                 "code": code_fingerprint(name), "kernels": provenance.checkout_fingerprint(name)}
+                 "code": code_fingerprint(name), "kernels": provenance.checkout_fingerprint(name),
+                 "judge": [getattr(getattr(module, "verdicts", None), a, None) for a in ("__module__", "__qualname__")]}
     except (OSError, ValueError):
         return None
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
