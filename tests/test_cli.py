@@ -272,7 +272,8 @@ def test_verdicts_are_wrapped_and_name_the_runs_judged(seeded):
     fits(r.stdout)
     assert f"judged: run {run_id} (preset smoke" in r.stdout
     assert re.search(r"scope\s+protocol\s+holds\?\s+now\s+runs agreeing", r.stdout), r.stdout
-    assert re.search(r"\d+ verdicts: ", r.stdout.strip().splitlines()[-1])
+    tail = " ".join(r.stdout.split())
+    assert re.search(r"\d+ claims \(each by its primary verdict, marked \*\): .*\d+ verdicts in all", tail), tail
 
 
 def test_portable_paths_name_no_persons_directories(monkeypatch, tmp_path):

@@ -152,7 +152,7 @@ def test_the_posts_numbers_that_old_thresholds_rejected():
     assert exp.CLAIM["signalling.volatile-under-50ns"].then_value() == pytest.approx(50.79, abs=0.01)
     assert exp.CLAIM["signalling.20-30m-exchanges"].then_value() == pytest.approx(19_688_810)
     assert exp.CLAIM["signalling.lock-1000x-volatile"].then_value() == pytest.approx(40.46)
-    assert not exp.CLAIM["signalling.volatile-under-50ns"].rule.holds_at(52)
+    assert not exp.CLAIM["signalling.volatile-under-50ns"].rule.holds_at(56)
 
 
 # ---------------------------------------------------------------- synthetic results
@@ -160,7 +160,7 @@ def test_the_posts_numbers_that_old_thresholds_rejected():
 CELLS = {  # (variant, jdk, placement) -> ns/op
     ("locked", "17", "cross-core"): 30_000, ("locked", "17", "unpinned"): 5_000,
     ("locked", "25", "cross-core"): 2_000, ("locked", "25", "unpinned"): 8_000,
-    ("volatile-spin", "17", "cross-core"): 55, ("volatile-spin", "25", "cross-core"): 40,
+    ("volatile-spin", "17", "cross-core"): 60, ("volatile-spin", "25", "cross-core"): 40,
     ("c-spin", "c", "cross-core"): 48,
 }
 
@@ -200,17 +200,17 @@ def test_verdicts_hold_fail_and_are_inconclusive():
     assert o[("unpinned-several-times-slower", "25")] == HOLDS        # 4x
     assert o[("lock-latency-microseconds", "17")] == FAILS            # 30 µs
     assert o[("lock-latency-microseconds", "25")] == HOLDS            # 2 µs
-    assert o[("volatile-under-50ns", "17")] == FAILS                  # 55 ns
+    assert o[("volatile-under-50ns", "17")] == FAILS                  # 60 ns
     assert o[("volatile-under-50ns", "25")] == HOLDS                  # 40 ns
     assert o[("20-30m-exchanges", "C (gcc)")] == HOLDS                # 20.8 M/s
-    assert o[("20-30m-exchanges", "17")] == FAILS                     # 18.2 M/s
-    assert o[("java-c-equal", "17")] == HOLDS                         # 1.15
+    assert o[("20-30m-exchanges", "17")] == FAILS                     # 16.7 M/s
+    assert o[("java-c-equal", "17")] == HOLDS                         # 1.25
     assert o[("java-c-equal", "25")] == HOLDS                         # 0.83
-    # forks spread across the threshold: 50 ns +-10% straddles 51 ns
-    wide = synthetic({("volatile-spin", "17", "cross-core"): 50, ("c-spin", "c", "cross-core"): 50}, spread=0.05)
+    # forks spread across the threshold: 55 ns +-10% straddles 55 ns
+    wide = synthetic({("volatile-spin", "17", "cross-core"): 55, ("c-spin", "c", "cross-core"): 55}, spread=0.05)
     vs = [v for v in exp.verdicts(wide) if v.claim.id == "signalling.volatile-under-50ns"]
     assert {v.outcome for v in vs} == {INCONCLUSIVE}
-    assert all(v.forks == 5 and v.low < 51 < v.high and "more forks" in v.why for v in vs)
+    assert all(v.forks == 5 and v.low < 55 < v.high and "more forks" in v.why for v in vs)
 
 
 def test_every_verdict_has_scope_protocol_interval_and_the_forks_values():
@@ -236,12 +236,12 @@ def test_post_protocol_reads_the_cold_first_run_and_can_disagree_with_the_lab():
 
 def test_kernel_post_protocol_cells_are_preferred_for_the_post_verdict():
     lab = synthetic({("volatile-spin", "17", "cross-core"): 45, ("c-spin", "c", "cross-core"): 45})
-    post = synthetic({("volatile-spin", "17", "cross-core"): 90}, forks=5).assign(protocol="post")
+    post = synthetic({("volatile-spin", "17", "cross-core"): 90}, forks=6).assign(protocol="post")
     post = post[post["status"] == "ok"]
     df = pd.concat([lab.assign(protocol="lab"), post], ignore_index=True)
     v = {(x.claim.id, x.protocol): x for x in exp.verdicts(df) if x.scope.get("jdk") == "17"}
     assert v[("signalling.volatile-under-50ns", "post")].outcome == FAILS
-    assert v[("signalling.volatile-under-50ns", "post")].forks == 5
+    assert v[("signalling.volatile-under-50ns", "post")].forks == 6
     assert v[("signalling.volatile-under-50ns", "lab")].outcome == HOLDS
 
 

@@ -213,3 +213,46 @@ def test_formatters_pick_readable_units():
 def test_orderings_follow_the_given_list_then_the_rest():
     assert analysis.ordered(["b", "x", "a", "c"], ["c", "a"]) == ["c", "a", "b", "x"]
     assert analysis.ordered([10, 2, 1]) == [1, 2, 10]
+
+
+# ---------------------------------------------------------------- the claim as the unit
+
+def _v(claim, scope, protocol="post", outcome=HOLDS, p=0.01, machine="m"):
+    why = "" if outcome != UNMEASURABLE else "no such cell"
+    return verdicts.Verdict(claim, outcome, "now", why, scope=scope, protocol=protocol, p_value=p, machine=machine)
+
+
+def test_the_primary_verdict_is_the_posts_protocol_on_jdk_17_unless_the_claim_names_its_scope():
+    rows = [_v(RATIO, {"jdk": "c"}, "lab"), _v(RATIO, {"jdk": "25"}), _v(RATIO, {"jdk": "17"}, "lab"),
+            _v(RATIO, {"jdk": "17"}), _v(RATIO, {"jdk": "17", "placement": "unpinned"})]
+    assert verdicts.primary_of(rows) == 3
+    marked = verdicts.mark_primary(rows)
+    assert [v.primary for v in marked] == [False, False, False, True, False]
+    named = Claim("core.named", "post.md", "nb", "A.", "2x", "A", quote="A", rule=RATIO.rule,
+                  primary={"placement": "unpinned"})
+    assert verdicts.primary_of([_v(named, v.scope, v.protocol) for v in rows]) == 4
+    # a scope this machine cannot measure gives way to one it can; a lab-only claim's primary is a lab row
+    assert verdicts.primary_of([_v(RATIO, {"jdk": "17"}, outcome=UNMEASURABLE), _v(RATIO, {"jdk": "25"})]) == 1
+    assert verdicts.primary_of([_v(RATIO, {"jdk": "25"}, "lab"), _v(RATIO, {"jdk": "17"}, "lab")]) == 1
+    # per machine: each machine's claim has its own primary
+    two = verdicts.mark_primary([_v(RATIO, {"jdk": "17"}, machine="a"), _v(RATIO, {"jdk": "17"}, machine="b")])
+    assert all(v.primary for v in two)
+
+
+def test_claims_are_counted_once_and_bh_marks_the_ones_that_do_not_survive():
+    from mechsym import verdict_collect as vc
+
+    other = Claim("core.other", "post.md", "nb", "B.", "1x", "B", quote="B", rule=RATIO.rule)
+    third = Claim("core.third", "post.md", "nb", "C.", "1x", "C", quote="C", rule=RATIO.rule)
+    vs = verdicts.mark_primary([_v(RATIO, {"jdk": "17"}, p=0.001), _v(RATIO, {"jdk": "25"}, outcome=FAILS),
+                                _v(other, {"jdk": "17"}, outcome=FAILS, p=0.6),
+                                _v(third, {"jdk": "17"}, outcome=INCONCLUSIVE, p=None)])
+    rows = pd.DataFrame([vc._row("core", v.machine, v.claim, v.outcome, v.now, v.why, v) for v in vs],
+                        columns=vc.COLUMNS)
+    out = vc.multiplicity(rows)
+    assert vc.claim_counts(out) == {HOLDS: 1, FAILS: 1, INCONCLUSIVE: 1}
+    assert list(out["bh"]) == [True, None, False, None]     # BH keeps 0.001, not 0.6; sub-rows and inconclusive: None
+    line = vc.bh_line(out)
+    assert "1 of 2 decisive primary claims survive Benjamini-Hochberg at q = 0.05" in line and "1 do not" in line
+    csv = vc.csv_frame(out)
+    assert {"primary", "p_value", "near", "fact"} <= set(csv.columns)

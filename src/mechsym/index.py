@@ -57,7 +57,7 @@ def write_index(out_dir, written, machine: str | None = None, preset: str | None
 
     failed: notebook stem -> why it could not be rendered (listed, not linked)."""
     from .overview import COLOURS, STATUSES
-    from .verdict_collect import ERROR, NOT_RUN, collect
+    from .verdict_collect import ERROR, NOT_RUN, bh_line, collect, primaries
 
     out_dir = Path(out_dir)
     pages = [Path(p) for p in written if Path(p).suffix == ".html" and Path(p).name != "index.html"]
@@ -84,7 +84,7 @@ def write_index(out_dir, written, machine: str | None = None, preset: str | None
         if claims is None:
             counts_cells = [f'<td colspan="{len(STATUSES) + 1}">{problem}</td>']
         else:
-            mine = claims if stem.startswith("00-") else claims[claims["notebook"] == stem]
+            mine = primaries(claims if stem.startswith("00-") else claims[claims["notebook"] == stem])
             counts_cells = []
             for s in STATUSES:
                 n = int((mine["outcome"] == s).sum())
@@ -102,6 +102,8 @@ def write_index(out_dir, written, machine: str | None = None, preset: str | None
     else:
         note = ""
     where = ", ".join(html.escape(m) for m in machines) or html.escape(store.machine_id())
+    if claims is not None and len(claims) and "bh" in claims:
+        note += " " + " ".join(html.escape(bh_line(claims[claims["machine"] == m])) for m in machines)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     page = f"""<!DOCTYPE html>
 <html lang="en">
@@ -114,7 +116,8 @@ def write_index(out_dir, written, machine: str | None = None, preset: str | None
 <body>
 <h1>mechsym-lab: the Mechanical Sympathy experiments, re-run</h1>
 <p class="sub">Each page re-runs one post and judges its claims on the machine that ran it.
-Verdicts counted from stored results ({'preset ' + html.escape(preset) + ', ' if preset and preset != 'stored' else ''}machine{'s' if len(machines) > 1 else ''}: {where}).
+Claims counted from stored results, each once by its primary verdict (the post's protocol in the post's scope; the
+other scopes and the lab's harness are sub-rows on the pages) ({'preset ' + html.escape(preset) + ', ' if preset and preset != 'stored' else ''}machine{'s' if len(machines) > 1 else ''}: {where}).
 {note}</p>
 <table>
 <thead><tr><th>notebook</th>{head}<th></th></tr></thead>

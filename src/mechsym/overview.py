@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from . import experiments, store
-from .verdict_collect import ERROR, NOT_RUN, agreement, claims_of, collect, stored_runs  # noqa: F401  (collect)
+from .verdict_collect import (ERROR, NOT_RUN, agreement, bh_line, claims_of, collect, primaries,  # noqa: F401
+                              stored_runs)
 from .verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
 
 STATUSES = (HOLDS, FAILS, INCONCLUSIVE, UNMEASURABLE, NOT_RUN, ERROR)
@@ -24,9 +25,11 @@ CELL_STYLE = {HOLDS: "background-color: #d8f0d8", FAILS: "background-color: #f6d
 # ---------------------------------------------------------------- tables
 
 def counts(claims: pd.DataFrame, by: str = "notebook") -> pd.DataFrame:
-    """Verdicts per notebook (or machine): holds / does not hold / not measurable / not run yet / error."""
+    """Claims per notebook (or machine), each counted once by its primary verdict: holds / does not hold /
+    inconclusive / not measurable / not run yet / error."""
     if claims.empty:
         return pd.DataFrame(columns=list(STATUSES))
+    claims = primaries(claims) if "primary" in claims else claims
     t = claims.groupby([by, "outcome"]).size().unstack("outcome", fill_value=0)
     return t.reindex(columns=[s for s in STATUSES if s in t.columns or s in (HOLDS, FAILS, INCONCLUSIVE, UNMEASURABLE)],
                      fill_value=0)
@@ -52,6 +55,11 @@ def table(claims: pd.DataFrame, ext: str = "ipynb"):
     machines = list(dict.fromkeys(c["machine"]))
     key = ["post", "notebook", "claim", "then"]
     c["runs"] = c.apply(agreement, axis=1)
+    if "primary" in c:
+        c["scope"] = [("▶ primary: " if p else "") + (s or "") for p, s in zip(c["primary"].fillna(False), c["scope"])]
+    if "bh" in c:
+        c["why"] = [w + ("; " if w else "") + "does not survive Benjamini-Hochberg at q = 0.05" if str(b) == "False"
+                    else w for w, b in zip(c["why"].fillna(""), c["bh"])]
     if len(machines) <= 1:
         c["result"] = c.apply(lambda r: "" if r["outcome"] == NOT_RUN else
                               " · ".join(x for x in (r["now"], r["why"]) if x and x != "n/a"), axis=1)
@@ -118,9 +126,12 @@ def status_line(claims: pd.DataFrame) -> str:
                 "This notebook runs nothing itself: run an experiment (`mechsym run locks --preset standard`, or its "
                 "notebook with `PRESET = \"smoke\"`), or import another machine's results (`mechsym import ARCHIVE`).")
     n = counts(claims, "machine")
-    parts = [f"{m}: " + ", ".join(f"{int(k)} {s}" for s, k in n.loc[m].items() if k) for m in n.index]
-    return ("Verdicts from stored results (this notebook runs nothing itself). " + "; ".join(parts) + "."
-            + stale_line(claims))
+    parts = [f"{m}: {int(n.loc[m].sum())} claims, " + ", ".join(f"{int(k)} {s}" for s, k in n.loc[m].items() if k)
+             for m in n.index]
+    bh = " ".join(bh_line(claims[claims["machine"] == m]) for m in n.index) if "bh" in claims else ""
+    return ("Verdicts from stored results (this notebook runs nothing itself), each claim counted once by its primary "
+            f"verdict (the post's protocol and scope; {len(claims)} verdicts with the sub-rows). " + "; ".join(parts)
+            + "." + (f" {bh}" if bh else "") + stale_line(claims))
 
 
 def stale_line(claims: pd.DataFrame) -> str:
@@ -139,7 +150,7 @@ def stale_line(claims: pd.DataFrame) -> str:
 # ---------------------------------------------------------------- figures
 
 def plot_counts(claims: pd.DataFrame):
-    """Stacked bars: verdicts per notebook (and machine when several)."""
+    """Stacked bars: claims per notebook (and machine when several), each by its primary verdict."""
     machines = list(dict.fromkeys(claims["machine"])) if len(claims) else []
     c = claims.copy()
     c["where"] = c["notebook"] if len(machines) <= 1 else c["notebook"] + "\n" + c["machine"]
@@ -155,7 +166,7 @@ def plot_counts(claims: pd.DataFrame):
         left += t[s].values
     ax.set_yticks(range(len(t)), t.index)
     ax.invert_yaxis()
-    ax.set_xlabel("verdicts")
+    ax.set_xlabel("claims (by their primary verdict)")
     fig.legend(loc="outside upper center", ncol=len(t.columns), fontsize=8)
     ax.grid(axis="y", visible=False)
     return fig

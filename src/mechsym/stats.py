@@ -43,6 +43,11 @@ def seeded(seed: int):
         _seed[0] = old
 
 
+def current_seed() -> int:
+    """The seed every bootstrap draws from now (SEED, unless inside `seeded`)."""
+    return _seed[0]
+
+
 @dataclass(frozen=True, eq=False)
 class Boot:
     """A statistic, its percentile interval and its bootstrap distribution (finite values only)."""

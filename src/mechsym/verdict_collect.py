@@ -10,10 +10,15 @@ whose verdict function fails lists them as "error" with the reason, so one broke
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
+import os
+import pickle
+from pathlib import Path
 
 import pandas as pd
 
-from . import MechsymError, analysis, experiments, store
+from . import MechsymError, analysis, experiments, stats, store
 from . import verdicts as verdicts_mod
 from .verdicts import Verdict
 
@@ -21,7 +26,8 @@ NOT_RUN = "not run yet"
 ERROR = "error"
 COLUMNS = ["experiment", "machine", "post", "notebook", "id", "scope", "protocol", "claim", "then", "now", "outcome",
            "why", "how tested", "then_value", "now_value", "low", "high", "forks", "runs_agree", "runs_total",
-           "unstable", "run", "code", "source"]
+           "unstable", "run", "code", "source", "primary", "p_value", "near", "fact", "bh"]
+BH_Q = 0.05   # the false-discovery rate of the multiplicity line (Benjamini-Hochberg over decisive primary claims)
 
 
 def _row(name: str, machine: str, claim, outcome: str, now: str = "", why: str = "", v: Verdict | None = None) -> dict:
@@ -32,7 +38,10 @@ def _row(name: str, machine: str, claim, outcome: str, now: str = "", why: str =
             "low": v.low if v else None, "high": v.high if v else None, "forks": v.forks if v else 0,
             "runs_agree": v.runs_agree if v else None, "runs_total": v.runs_total if v else None,
             "unstable": bool(v.unstable) if v else False, "run": v.run_id if v else "",
-            "code": "", "source": getattr(claim, "source", "post")}
+            "code": "", "source": getattr(claim, "source", "post"),
+            # a claim with no verdict (not run yet, error) is its own primary row
+            "primary": bool(v.primary) if v else True, "p_value": v.p_value if v else None,
+            "near": bool(v.near) if v else False, "fact": bool(v.fact) if v else False, "bh": None}
 
 
 def run_codes(name: str, df: pd.DataFrame) -> dict[str, str]:
@@ -67,7 +76,8 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
     out = []
     for machine, sub in analysis.split(df):
         run = ",".join(sorted(sub["run_id"].astype(str).unique())) if "run_id" in sub else ""
-        out += [dataclasses.replace(v, machine=machine or v.machine, run_id=run) for v in module.verdicts(sub)]
+        mine = [dataclasses.replace(v, machine=machine or v.machine, run_id=run) for v in module.verdicts(sub)]
+        out += verdicts_mod.mark_primary(mine)
     return out
 
 
@@ -141,6 +151,15 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
             rows.append({**{c: "" for c in COLUMNS}, "experiment": name, "outcome": ERROR,
                          "claim": f"experiment module '{name}' failed to load", "why": _one_line(e)})
             continue
+        key = cache_key(name, machine, preset, replicate, module)
+        seed = stats.current_seed()
+        slot = (f"{name}-{machine or 'default'}-{preset or 'stored'}-{'r' if replicate else 'n'}"
+                + (f"-seed{seed}" if seed != stats.SEED else ""))
+        cached = cache_read(slot, key)
+        if cached is not None:
+            rows += cached
+            continue
+        first = len(rows)
         try:
             df = _load(name, machine, preset)
             verdicts = machine_verdicts(module, df)
@@ -167,22 +186,180 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
         for m in missing:
             rows += [_row(name, m, c, NOT_RUN, why=f"no stored results of {name} for {m}: "
                                               f"`mechsym run {name}` or `mechsym import`") for c in claims]
-    out = pd.DataFrame(rows, columns=COLUMNS)
+        cache_write(slot, key, rows[first:])
+    out = multiplicity(pd.DataFrame(rows, columns=COLUMNS))
     order = {c.id: i for name in (names or experiments.names()) for i, c in enumerate(claims_of(name))}
     out["_order"] = out["id"].map(order).fillna(len(order))
     out = out.sort_values(["post", "notebook", "_order", "scope", "protocol", "machine"], kind="stable")
     return out.drop(columns="_order").reset_index(drop=True)
 
 
-CSV_COLUMNS = ["machine", "id", "scope", "protocol", "outcome", "now_value", "low", "high", "forks", "runs_agree",
-               "runs_total", "unstable", "then_value", "notebook", "run", "code", "why"]
+CSV_COLUMNS = ["machine", "id", "primary", "scope", "protocol", "outcome", "now_value", "low", "high", "forks",
+               "runs_agree", "runs_total", "unstable", "then_value", "p_value", "near", "fact", "bh", "notebook", "run",
+               "code", "why"]
 
 
 def csv_frame(claims: pd.DataFrame) -> pd.DataFrame:
-    """`mechsym verdicts --format csv`: claim id, scope, protocol, outcome, now (median), its interval, forks,
-    runs agreeing / runs stored, unstable, then."""
+    """`mechsym verdicts --format csv`: claim id, primary (the claim's one primary verdict; the others are its
+    sub-rows), scope, protocol, outcome, now (median), its interval, forks, runs agreeing / runs stored, unstable,
+    then, the decision's p-value, near its threshold, a fact (no interval), survives Benjamini-Hochberg."""
     return claims[CSV_COLUMNS].rename(columns={"id": "claim", "now_value": "now", "then_value": "then",
-                                               "runs_agree": "runs agreeing", "runs_total": "runs stored"})
+                                               "runs_agree": "runs agreeing", "runs_total": "runs stored",
+                                               "bh": "survives bh"})
+
+
+# ---------------------------------------------------------------- the verdict cache
+
+# Judging every stored run takes seconds (a bootstrap per verdict, every older run again for "runs agreeing"); the
+# verdicts of a given set of runs change only when the runs or the code that judges them do. So each experiment's
+# rows are kept outside the committed store (build/cache/verdicts/, or $MECHSYM_CACHE/verdicts/), keyed by the
+# runs (each sidecar's csv_sha256, and the CSV's size and mtime, so an edited file is judged again), the code's
+# fingerprint (code_fingerprint: a change to a claim, a rule or the statistics recomputes), the checkout's kernel
+# fingerprint (which decides current vs stale) and the arguments. Rows that name an error are never kept.
+CACHE_ENV = "MECHSYM_CACHE"
+_SHARED = ("verdicts.py", "stats.py", "analysis.py", "verdict_collect.py", "provenance.py", "store.py")
+
+
+def cache_dir() -> Path:
+    from . import repo_root
+
+    base = os.environ.get(CACHE_ENV)
+    return (Path(base) if base else repo_root() / "build" / "cache") / "verdicts"
+
+
+def code_fingerprint(name: str) -> str:
+    """sha256 over the verdict code: the shared layer (verdicts, stats, analysis, this module, provenance, store)
+    and every source of the experiment's package."""
+    here = Path(__file__).parent
+    files = [here / f for f in _SHARED] + sorted((here / "experiments" / name).rglob("*.py"))
+    h = hashlib.sha256()
+    for f in files:
+        try:
+            h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+        except OSError:
+            h.update(f.name.encode() + b"\0missing\0")
+    return h.hexdigest()
+
+
+def cache_key(name: str, machine: str | None, preset: str | None, replicate: bool, module=None) -> str | None:
+    """The key of one experiment's verdict rows, or None when it cannot be known (then nothing is cached). The
+    module's verdicts function is named in it too, so one replaced in a running process (a test) is not read from
+    a cache the real one wrote."""
+    from . import provenance
+
+    try:
+        runs = []
+        for m, d, e, j in store.index():
+            if e != name:
+                continue
+            meta = json.loads(j.read_text())
+            csv = j.with_suffix(".csv")
+            st = csv.stat() if csv.exists() else None
+            runs.append([m, d, j.name, meta.get("csv_sha256"), meta.get("status"), meta.get("rows"),
+                         st.st_size if st else None, st.st_mtime_ns if st else None, j.stat().st_mtime_ns])
+        parts = {"experiment": name, "machine": machine, "preset": preset, "replicate": replicate,
+                 "seed": stats.current_seed(),
+                 "here": store.machine_id(), "root": str(store.results_root()), "runs": runs,
+                 "code": code_fingerprint(name), "kernels": provenance.checkout_fingerprint(name),
+                 "judge": [getattr(getattr(module, "verdicts", None), a, None) for a in ("__module__", "__qualname__")]}
+    except (OSError, ValueError):
+        return None
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _cache_path(slot: str, key: str) -> Path:
+    return cache_dir() / f"{slot}.{key[:32]}.pickle"
+
+
+def cache_read(slot: str, key: str | None) -> list[dict] | None:
+    """The rows kept for this slot (experiment and arguments) under this key, or None."""
+    if key is None:
+        return None
+    try:
+        with open(_cache_path(slot, key), "rb") as f:
+            kept = pickle.load(f)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return None
+    return kept["rows"] if isinstance(kept, dict) and kept.get("key") == key else None
+
+
+def cache_write(slot: str, key: str | None, rows: list[dict]) -> None:
+    """Keep the rows (atomically: tmp + rename), replacing the experiment's older entries; never rows with an
+    error. A cache that cannot be written is no error: the verdicts are simply judged again next time."""
+    if key is None or any(r.get("outcome") == ERROR for r in rows):
+        return
+    path = _cache_path(slot, key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        with open(tmp, "wb") as f:
+            pickle.dump({"key": key, "rows": rows}, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+        for old in path.parent.glob(f"{slot}.*.pickle"):
+            if old != path:
+                old.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------- the claim as the unit
+
+DECISIVE = verdicts_mod.DECISIVE
+
+
+def primaries(claims: pd.DataFrame) -> pd.DataFrame:
+    """One row per claim and machine: its primary verdict (or its only row: not run yet, error)."""
+    if claims.empty:
+        return claims
+    return claims[claims["primary"].fillna(False).astype(bool)]
+
+
+def multiplicity(claims: pd.DataFrame, q: float = BH_Q) -> pd.DataFrame:
+    """The rows with `bh` set on each decisive primary verdict that has a p-value: True when it survives
+    Benjamini-Hochberg at false-discovery rate q among the decisive primary claims of its machine, else False.
+    Facts (no chance involved) and other rows keep None."""
+    out = claims.copy()
+    out["bh"] = out["bh"].astype(object)
+    if out.empty:
+        return out
+    p = pd.to_numeric(out["p_value"], errors="coerce")
+    pick = out["primary"].fillna(False).astype(bool) & out["outcome"].isin(DECISIVE) & p.notna() \
+        & ~out["fact"].fillna(False).astype(bool)
+    for _, idx in out[pick].groupby("machine").groups.items():
+        keep = stats.benjamini_hochberg(p[idx].to_numpy(), q)
+        for i, k in zip(idx, keep):
+            out.at[i, "bh"] = bool(k)
+    return out
+
+
+def claim_counts(claims: pd.DataFrame) -> dict[str, int]:
+    """{outcome: number of claims} over the primary rows (one per claim and machine), in the order of OUTCOMES."""
+    prim = primaries(claims)
+    n = prim["outcome"].value_counts().to_dict() if len(prim) else {}
+    order = [*verdicts_mod.OUTCOMES, NOT_RUN, ERROR]
+    return {o: int(n[o]) for o in order if n.get(o)}
+
+
+def bh_line(claims: pd.DataFrame, q: float = BH_Q) -> str:
+    """How many decisive primary claims survive Benjamini-Hochberg at q, and how many false decisions chance would
+    give: at most q of the survivors (BH's guarantee), and, uncorrected, 5% of the judged claims if every one sat on
+    its threshold (each decision is a 95% interval's)."""
+    prim = primaries(claims)
+    if prim.empty:
+        return ""
+    decisive = prim[prim["outcome"].isin(DECISIVE)]
+    facts = int(decisive["fact"].fillna(False).astype(bool).sum())
+    tested = decisive[decisive["bh"].notna()]
+    survive = int(tested["bh"].astype(bool).sum())
+    judged = int(prim["outcome"].isin([*DECISIVE, verdicts_mod.INCONCLUSIVE]).sum())
+    text = (f"Multiplicity: {survive} of {len(tested)} decisive primary claims survive Benjamini-Hochberg at "
+            f"q = {q:g} (at most ~{q * survive:.1f} of them false discoveries)")
+    if facts:
+        text += f"; {facts} more are facts (no chance involved)"
+    if len(tested) > survive:
+        text += f"; {len(tested) - survive} do not survive and are marked"
+    return text + (f". Uncorrected, chance alone would decide about {0.05 * judged:.1f} of the {judged} judged "
+                   "primary claims if every one sat on its threshold.")
 
 
 def agreement(row) -> str:

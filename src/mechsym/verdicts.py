@@ -48,17 +48,26 @@ class Rule:
     """The threshold a claim is read against.
 
     op: ">=" (at least), "<=" (at most), "between" (threshold..upper, both inclusive), "outside" (not between).
-    reading: how the post's words are read, e.g. "'several times' read generously as at least 2x"."""
+    reading: how the post's words are read, e.g. "'several times' read generously as at least 2x".
+    effect: the smallest effect that matters, stated, for a "faster / slower / at least as" reading of a ratio (0.05:
+      the threshold is 1.05, or 0.95 for "<="): an order with no margin (>= 1) can never be decided near no effect.
+
+    Fixed before the data: no threshold sits on the post's own figure (the post passes with margin, or the reading
+    says that the post itself sits on the edge; tests/test_claims_consistency.py). A "between" rule for
+    "comparable / like / similar" is an equivalence band: it holds only when the whole interval lies inside it."""
     op: str
     threshold: float
     upper: float | None = None
     reading: str = ""
+    effect: float | None = None
 
     def __post_init__(self):
         if self.op not in (">=", "<=", "between", "outside"):
             raise ValueError(f"rule op '{self.op}': allowed >=, <=, between, outside")
         if self.op in ("between", "outside") and (self.upper is None or self.upper < self.threshold):
             raise ValueError(f"rule '{self.op}' needs upper >= threshold")
+        if self.effect is not None and not 0 < self.effect < 1:
+            raise ValueError(f"rule effect {self.effect}: allowed a share between 0 and 1 (0.05 = 5%)")
 
     def holds_at(self, x: float) -> bool:
         """The rule applied to one number (the post's own statistic, say)."""
@@ -91,10 +100,11 @@ class Rule:
 
     def text(self, unit: str = "") -> str:
         f = (lambda v: fmt_value(v, unit)) if unit else (lambda v: f"{v:g}")
+        effect = f" (smallest effect {100 * self.effect:g}%)" if self.effect else ""
         if self.op == ">=":
-            return f">= {f(self.threshold)}"
+            return f">= {f(self.threshold)}{effect}"
         if self.op == "<=":
-            return f"<= {f(self.threshold)}"
+            return f"<= {f(self.threshold)}{effect}"
         return f"{'within' if self.op == 'between' else 'outside'} {f(self.threshold)}..{f(self.upper)}"
 
 
@@ -114,6 +124,8 @@ class Claim:
     no_ratio: why the overview's then-vs-now ratio is left out for this claim (then and now differ in kind).
     shape: the statistic is about how the forks spread (a share of slow runs, a spread, a band): separated
       clusters are its subject, not a reason to withhold the verdict.
+    primary: the scope of the claim's primary verdict, where the default (see `primary_of`) is not the post's scope:
+      {"placement": "unpinned"} picks the first post-protocol verdict whose scope has that placement.
     """
     id: str
     post: str
@@ -130,6 +142,7 @@ class Claim:
     source: str = "post"
     no_ratio: str = ""
     shape: bool = False
+    primary: dict | None = None
 
     def then_value(self) -> float | None:
         """The claim's statistic computed from the post's own numbers (data/reference), or None."""
@@ -212,21 +225,22 @@ def estimate_with(fn: Callable[..., float], *groups, n_boot: int = stats.N_RESAM
     return _from_boot(b, _clean(groups))
 
 
-def least(*members: tuple) -> Estimate | None:
+def least(*members: tuple, of_medians: bool = True) -> Estimate | None:
     """The least of several comparisons, each member (fn, group, group, ...) as `estimate` takes them, decided by
     intersection-union (stats.extreme): it clears a '>=' threshold only when every member's own interval does, and
     falls below it when one member's interval (at the Bonferroni level) lies wholly below. Replaces
-    estimate(lambda a, b, c: min(a / c, b / c), ...), whose bootstrap of a minimum is biased."""
-    return _extreme("min", members)
+    estimate(lambda a, b, c: min(a / c, b / c), ...), whose bootstrap of a minimum is biased. of_medians=False: each
+    member's fn takes the per-fork arrays themselves, as `estimate_with` (a ratio of means)."""
+    return _extreme("min", members, of_medians)
 
 
-def most(*members: tuple) -> Estimate | None:
+def most(*members: tuple, of_medians: bool = True) -> Estimate | None:
     """The most of several comparisons (see `least`, mirrored)."""
-    return _extreme("max", members)
+    return _extreme("max", members, of_medians)
 
 
-def _extreme(how: str, members: tuple) -> Estimate | None:
-    b = stats.extreme(how, [(m[0], m[1:]) for m in members])
+def _extreme(how: str, members: tuple, of_medians: bool = True) -> Estimate | None:
+    b = stats.extreme(how, [(m[0], m[1:]) for m in members], of_medians=of_medians)
     if b is None:
         return None
     arrays = [a for m in members for a in _clean(m[1:])]
@@ -272,6 +286,7 @@ class Verdict:
     p_value: float | None = None                # the decision's p-value against the rule (the multiplicity line)
     near: bool = False                          # decisive, but the deciding end sits at the threshold
     fact: bool = False                          # every fork gave the same number
+    primary: bool = False                       # the claim's one primary verdict (see primary_of); others are sub-rows
 
     def __post_init__(self):
         if self.outcome not in OUTCOMES:
@@ -302,6 +317,41 @@ def scope_text(scope: dict) -> str:
         else:
             parts.append(f"{k} {v}")
     return ", ".join(parts)
+
+
+# ---------------------------------------------------------------- the claim as the unit
+
+PRIMARY_JDK = "17"   # the JDK family of the posts' measurements (Java 6 and 7 then; the oldest kept LTS here)
+
+
+def primary_of(verdicts: list[Verdict]) -> int | None:
+    """The index of the claim's primary verdict among one claim's verdicts on one machine: the post's protocol, in
+    the scope the post measured as far as this machine has it. The claim's `primary` scope when it names one, else
+    JDK 17 (the posts' JDK family), else the first; a measurable verdict before one that is not; the lab's protocol
+    only when the claim has no post-protocol verdict (a lab claim)."""
+    if not verdicts:
+        return None
+    claim = verdicts[0].claim
+    want = {k: str(v) for k, v in (claim.primary or {}).items()}
+
+    def rank(iv):
+        i, v = iv
+        scope = {k: str(x) for k, x in v.scope.items()}
+        return (v.protocol != POST.name,
+                any(scope.get(k) != x for k, x in want.items()),
+                v.outcome == UNMEASURABLE,
+                "jdk" in scope and scope["jdk"] != PRIMARY_JDK,
+                i)
+    return min(enumerate(verdicts), key=rank)[0]
+
+
+def mark_primary(verdicts: list[Verdict]) -> list[Verdict]:
+    """The verdicts with each claim's primary one marked (per machine), in the same order."""
+    groups: dict[tuple, list[int]] = {}
+    for i, v in enumerate(verdicts):
+        groups.setdefault((v.claim.id, v.machine), []).append(i)
+    chosen = {idx[primary_of([verdicts[i] for i in idx])] for idx in groups.values()}
+    return [replace(v, primary=i in chosen) for i, v in enumerate(verdicts)]
 
 
 def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, protocol: Protocol | str = POST,
@@ -414,7 +464,7 @@ def claims_table(claims: list[Claim], notebook: str | None = None) -> pd.DataFra
 
 CSV_COLUMNS = ["machine", "claim", "scope", "protocol", "outcome", "now", "low", "high", "forks",
                "runs agreeing", "runs stored", "unstable", "then", "why", "notebook", "run", "p", "near threshold",
-               "fact"]
+               "fact", "primary"]
 
 
 def table(verdicts: list[Verdict]) -> pd.DataFrame:
@@ -428,7 +478,7 @@ def table(verdicts: list[Verdict]) -> pd.DataFrame:
             "then": v.then_value, "why": v.why, "notebook": v.claim.notebook, "run": v.run_id,
             "text": v.claim.text, "then_text": v.claim.then, "now_text": v.now, "how tested": v.claim.test,
             "post": v.claim.post, "source": v.claim.source, "p": v.p_value, "near threshold": v.near,
-            "fact": v.fact,
+            "fact": v.fact, "primary": v.primary,
         })
     return pd.DataFrame(rows)
 
@@ -445,10 +495,14 @@ def agreement(v: Verdict) -> str:
 
 
 def display(verdicts: list[Verdict]) -> pd.DataFrame:
-    """claim | scope | protocol | then | now | holds on this machine? | runs agreeing | why (and machine when several)."""
+    """claim | primary or sub-row | scope | protocol | then | now | holds on this machine? | runs agreeing | why (and
+    machine when several). Each claim's primary verdict (primary_of) is marked; the others are its sub-rows."""
+    if verdicts and not any(v.primary for v in verdicts):
+        verdicts = mark_primary(verdicts)
     rows = []
     for v in verdicts:
-        rows.append({"machine": v.machine, "claim": v.claim.text, "scope": v.scope_text, "protocol": v.protocol,
+        rows.append({"machine": v.machine, "claim": v.claim.text, "row": "primary" if v.primary else "sub-row",
+                     "scope": v.scope_text, "protocol": v.protocol,
                      "then": v.claim.then, "now": v.now, "holds on this machine?": v.outcome,
                      "runs agreeing": agreement(v), "why": v.why})
     df = pd.DataFrame(rows)

@@ -31,13 +31,12 @@ def _verdicts_text(out) -> list[str]:
     protocol (wrapped to 100 columns, left-aligned)."""
     from .. import machine
     from ..overview import post_title
-    from ..verdict_collect import agreement
+    from ..verdict_collect import agreement, bh_line, claim_counts
 
     width = columns()
     here = machine.machine_id()
     multi = out["machine"].nunique() > 1
     lines: list[str] = []
-    counts: dict[str, int] = {}
     for nb, rows in out.groupby("notebook", sort=False):
         if lines:
             lines.append("")
@@ -61,13 +60,20 @@ def _verdicts_text(out) -> list[str]:
             table = []
             for _, r in claim.iterrows():
                 now = r["now"] if r["now"] and r["now"] != "n/a" else r["why"]
-                counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
-                table.append(([r["machine"]] if multi else []) + [r["scope"] or DASH, r["protocol"] or DASH,
-                                                                   r["outcome"], now or DASH, agreement(r) or DASH])
+                outcome = r["outcome"] + (" (not after BH)" if str(r.get("bh")) == "False" else "")
+                table.append(([r["machine"]] if multi else []) + [
+                    ("* " if r.get("primary") else "  ") + (r["scope"] or DASH), r["protocol"] or DASH,
+                    outcome, now or DASH, agreement(r) or DASH])
             header = (["machine"] if multi else []) + ["scope", "protocol", "holds?", "now", "runs agreeing"]
             k = 1 if multi else 0
             lines += text_table(table, header, wrap=(k, k + 3, k + 4) + ((0,) if multi else ()), indent=4, width=width,
                                 roomy=(k + 3,))
     lines.append("")
-    lines.append(f"{len(out)} verdicts: " + ", ".join(f"{n} {s}" for s, n in counts.items()))
+    counts = claim_counts(out)
+    lines += wrap_lines(f"{sum(counts.values())} claims (each by its primary verdict, marked *): "
+                        + ", ".join(f"{n} {s}" for s, n in counts.items())
+                        + f"; {len(out)} verdicts in all with the sub-rows", width, "", "")
+    line = bh_line(out)
+    if line:
+        lines += wrap_lines(line, width, "", "")
     return lines

@@ -19,8 +19,8 @@ CLAIMS = [
           "figure only, no numbers in the text",
           "receiver messages/s per second, median per fork (one pair of JVMs); pinned over unpinned, ratio of the "
           "forks' medians",
-          quote=QUOTE, rule=Rule(">=", 1.0, reading="'always the greatest throughput': pinned at least as fast as "
-                                 "unpinned (>= 1x)"),
+          quote=QUOTE, rule=Rule(">=", 1.05, effect=0.05, reading="'always the greatest throughput': pinned ahead of "
+                                 "unpinned by the smallest effect that matters, 5%"),
           statistic="receiver messages/s pinned over unpinned", unit="x", reference=REFERENCE),
     Claim("affinity.pinned-steadier", POST_FILE, NOTEBOOK,
           "Unpinned, the rate moves in unpredictable steps from second to second; pinned, it is consistent.",

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ... import analysis
 from ...analysis import fmt_rate, fmt_ratio
-from ...verdicts import Verdict, estimate, judge, unmeasurable
+from ...verdicts import Verdict, estimate, judge, least, most, unmeasurable
 from .claims import CLAIM, CLAIMS
 from .rows import KEYS, PROTOCOLS, run_clocks, throughput
 from .sweep import BIASED
@@ -46,12 +46,21 @@ class Judge:
         sub = analysis.where(self.m, jdk=jdk, grid="main", **cell)
         return sorted(int(t) for t in sub["threads"].unique() if int(t) >= low)
 
-    def both(self, cid: str, scope: dict, cells: list[dict], fn, detail=None, missing="") -> list[Verdict]:
-        """The claim judged under the post's protocol and the lab's: fn(medians of the cells' per-fork values)."""
+    def both(self, cid: str, scope: dict, cells: list[dict], fn, detail=None, missing="", how: str = "",
+             members: list[tuple[int, ...]] = ()) -> list[Verdict]:
+        """The claim judged under the post's protocol and the lab's: fn(medians of the cells' per-fork values).
+
+        how="min" / "max" with members (index tuples into cells): the least / most of fn over each member's cells,
+        decided member by member (verdicts.least / most), never by bootstrapping a min or max."""
         out = []
         for protocol in PROTOCOLS:
             groups = [self.forks(protocol, **c) for c in cells]
-            est = estimate(fn, *groups) if all(len(g) for g in groups) else None
+            if not (groups and all(len(g) for g in groups)):
+                est = None
+            elif how:
+                est = (least if how == "min" else most)(*[(fn, *[groups[i] for i in m]) for m in members])
+            else:
+                est = estimate(fn, *groups)
             text = detail([float(np.median(g)) for g in groups]) if (est and detail) else ""
             out.append(judge(CLAIM[cid], est, scope=scope, protocol=protocol, detail=text,
                              missing=missing or "cells missing from these results"))
@@ -81,6 +90,15 @@ class Judge:
             out.append(judge(CLAIM[cid], estimate(lambda c: c, cyc), scope=scope, protocol=protocol,
                              detail=f"{what} at {clock} MHz (the run's recorded clock)"))
         return out
+
+
+def _div(a: float, b: float) -> float:
+    return a / b
+
+
+def _pairs(cells: list) -> list[tuple[int, int]]:
+    """(0, 1), (2, 3), ...: the members of a least-of-ratios over alternating numerator / denominator cells."""
+    return [(i, i + 1) for i in range(0, len(cells) - 1, 2)]
 
 
 def _ratio(a_label: str, b_label: str):
@@ -121,19 +139,21 @@ def first_post(j: Judge) -> list[Verdict]:
         else:
             out += j.both("locks.monitor-throughput-limit", {"jdk": jdk, "variant": mon, "threads": _span(ts),
                                                              "warm-up": "single"},
-                          [dict(pol, variant=mon, threads=t) for t in ts], lambda two, *more: max(more) / two,
-                          lambda meds: ", ".join(f"{t}t {fmt_rate(v)}" for t, v in zip(ts, meds)))
+                          [dict(pol, variant=mon, threads=t) for t in ts], lambda more, two: more / two,
+                          lambda meds: ", ".join(f"{t}t {fmt_rate(v)}" for t, v in zip(ts, meds)),
+                          how="max", members=[(k, 0) for k in range(1, len(ts))])
         mons = ["monitor-thin", "monitor-biased-delayed"] if mon == "monitor-thin" else [mon]
         out += j.both("locks.reentrant-best-uncontended", {"jdk": jdk, "threads": 1, "warm-up": "single"},
                       [dict(pol, variant="reentrant", threads=1)] + [dict(pol, variant=v, threads=1) for v in mons],
-                      lambda rl, *ms: rl / max(ms),
-                      lambda meds: f"ReentrantLock {fmt_rate(meds[0])}, best monitor {fmt_rate(max(meds[1:]))}")
+                      lambda rl, m: rl / m,
+                      lambda meds: f"ReentrantLock {fmt_rate(meds[0])}, best monitor {fmt_rate(max(meds[1:]))}",
+                      how="min", members=[(0, k) for k in range(1, len(mons) + 1)])
         ts3 = j.threads(jdk, 3, variant=mon)
         cells = [dict(pol, variant=v, threads=t) for t in ts3 for v in ("reentrant", mon)]
         out += j.both("locks.reentrant-scales-better", {"jdk": jdk, "variant": mon, "threads": _span(ts3) if ts3 else "3+",
                                                         "warm-up": "single"},
-                      cells, lambda *g: min(g[i] / g[i + 1] for i in range(0, len(g), 2)), _per_thread(ts3),
-                      missing="needs 3 or more threads")
+                      cells, _div, _per_thread(ts3), missing="needs 3 or more threads",
+                      how="min", members=_pairs(cells))
         out += j.both("locks.reentrant-dip-at-2", {"jdk": jdk, "threads": "2 vs 3", "warm-up": "single"},
                       [dict(pol, variant="reentrant", threads=2), dict(pol, variant="reentrant", threads=3)],
                       lambda two, three: two / three, _ratio("2 threads", "3 threads"),
@@ -186,9 +206,10 @@ def second_post(j: Judge) -> list[Verdict]:
         cells += [dict(pol, variant=v, threads=t) for t in ts3 for v in ("reentrant", mon)]
         out += j.both("locks.reentrant-scales-except-2",
                       {"jdk": jdk, "variant": mon, "threads": f"2-{ts3[-1]}" if ts3 else "2+", "warm-up": "short"},
-                      cells if ts3 else [], lambda *g: min(g[i] / g[i + 1] for i in range(0, len(g), 2)),
+                      cells if ts3 else [], _div,
                       lambda meds: f"ReentrantLock / monitor: 2t {meds[1] / meds[0]:.2f}x (below 1 expected), "
-                                   + _per_thread(ts3, 2)(meds), missing="needs 2 and 3 or more threads")
+                                   + _per_thread(ts3, 2)(meds), missing="needs 2 and 3 or more threads",
+                      how="min", members=_pairs(cells if ts3 else []))
     return out
 
 

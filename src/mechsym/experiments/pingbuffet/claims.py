@@ -42,7 +42,8 @@ CLAIMS = [
           "median RTT per fork of each, pinned cross-core; selectNow over busy spin, a ratio of medians over forks",
           quote="TCP busy-spin, 6244, 6784, ... TCP select-now, 8858, 9617, ... The numbers may differ, but the "
                 "relative performance should be fairly similar.",
-          rule=Rule(">=", 1.0, reading="the order of the post's table: selectNow's median above busy spin's"),
+          rule=Rule(">=", 1.05, effect=0.05, reading="the order of the post's table: selectNow's median at least 5% "
+                    "above busy spin's"),
           statistic="selectNow median RTT / busy-spin median RTT", unit="x", reference=REFERENCE,
           from_post=_from_post("pingbuffet.spin-beats-selectnow")),
     Claim("pingbuffet.selectnow-beats-blocking", POST_FILE, NB,
@@ -50,8 +51,8 @@ CLAIMS = [
           "9,617 ns (selectNow) vs 13,103 (blocking socket) and 15,426 (select): the faster of the two 1.36x",
           "median RTT per fork, pinned cross-core; the faster blocking variant over selectNow",
           quote="TCP select-now, 8858, 9617, ... TCP block, 10696, 13103, ... TCP select, 13425, 15426, ...",
-          rule=Rule(">=", 1.0, reading="the order of the post's table: both blocking variants' medians above "
-                    "selectNow's"),
+          rule=Rule(">=", 1.05, effect=0.05, reading="the order of the post's table: both blocking variants' medians "
+                    "at least 5% above selectNow's"),
           statistic="min(blocking, select) median RTT / selectNow median RTT", unit="x", reference=REFERENCE,
           from_post=_from_post("pingbuffet.selectnow-beats-blocking")),
     Claim("pingbuffet.block-beats-select", POST_FILE, NB,
@@ -68,7 +69,8 @@ CLAIMS = [
           "5,224 ns vs 6,784 ns at the median: TCP / UDP = 1.30",
           "median RTT per fork of each, pinned cross-core; TCP over UDP",
           quote="UDP busy-spin, 4597, 5224, ... TCP busy-spin, 6244, 6784, ...",
-          rule=Rule(">=", 1.0, reading="the order of the post's table: TCP's median above UDP's"),
+          rule=Rule(">=", 1.05, effect=0.05, reading="the order of the post's table: TCP's median at least 5% above "
+                    "UDP's"),
           statistic="TCP busy-spin median RTT / UDP busy-spin median RTT", unit="x", reference=REFERENCE,
           from_post=_from_post("pingbuffet.udp-beats-tcp")),
     Claim("pingbuffet.ipc-50x-tcp", POST_FILE, NB,

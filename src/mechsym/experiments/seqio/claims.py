@@ -58,8 +58,8 @@ CLAIMS = [
           "the median of passes 2-5",
           quote="It seems that for reading RandomAccessFile and NIO do very well with Memory Mapped files winning "
                 "for writes in some cases.",
-          rule=Rule(">=", 1.0, reading="'do very well' read as: both read faster than the other two of the post's "
-                                       "four methods"),
+          rule=Rule(">=", 1.05, effect=0.05, reading="'do very well' read as: both read at least 5% faster than the "
+                    "other two of the post's four methods"),
           statistic="slower of RandomAccessFile/FileChannel over faster of streams/mapped, read MB/s", unit="x",
           reference=REFERENCE, from_post=lambda ref: read_lead(_ref(ref))),
     Claim("seqio.mapped-wins-writes", POST_FILE, NB,
@@ -69,8 +69,8 @@ CLAIMS = [
           "every regime, writes: mapped / the fastest other of the post's four methods; the largest over regimes",
           quote="It seems that for reading RandomAccessFile and NIO do very well with Memory Mapped files winning "
                 "for writes in some cases.",
-          rule=Rule(">=", 1.0, reading="'winning ... in some cases' read as: the fastest writer in at least one "
-                                       "regime"),
+          rule=Rule(">=", 1.05, effect=0.05, reading="'winning ... in some cases' read as: the fastest writer by at "
+                    "least 5% in at least one regime"),
           statistic="mapped over the fastest other method, write MB/s, best regime", unit="x",
           reference=REFERENCE, from_post=lambda ref: mapped_write_lead(_ref(ref), ["page-cache", POST_COLD])),
     Claim("seqio.streams-lag", POST_FILE, NB,
@@ -80,8 +80,8 @@ CLAIMS = [
           "page-cache regime: the slowest other method / buffered-stream, writes and reads, the smaller of the two",
           quote="I never found using buffered streams to be useful from a performance perspective and this still "
                 "seems to be the case.",
-          rule=Rule(">=", 1.0, reading="'never useful for performance' read as: slower than each of the other "
-                                       "three, for writes and for reads"),
+          rule=Rule(">=", 1.05, effect=0.05, reading="'never useful for performance' read as: at least 5% slower than "
+                    "each of the other three, for writes and for reads"),
           statistic="slowest other method over buffered streams, MB/s, worse direction", unit="x",
           reference=REFERENCE, from_post=lambda ref: streams_margin(_ref(ref))),
     Claim("seqio.channels-best-optimised", POST_FILE, NB,
@@ -92,9 +92,9 @@ CLAIMS = [
           "buffered-stream); the smallest of the four",
           quote="For most IO I've found the use of ByteBuffers and Channels to be the best optimised parts of the IO "
                 "libraries.",
-          rule=Rule(">=", 0.9, reading="'the best optimised' for 'most IO' read generously: no other part of the "
-                                       "library more than 10% faster, in any regime or direction (the post's own 8GB "
-                                       "reads have RandomAccessFile 9% ahead)"),
+          rule=Rule(">=", 0.85, reading="'the best optimised' for 'most IO' read generously: no other part of the "
+                    "library more than 15% faster, in any regime or direction; the post's own 8GB reads have "
+                    "RandomAccessFile 9% ahead (0.91x), so the post itself sits near the edge of its own words"),
           statistic="best ByteBuffer/Channel method over best other method, MB/s, worst regime and direction",
           unit="x", reference=REFERENCE,
           from_post=lambda ref: buffers_margin(_ref(ref), ["page-cache", POST_COLD])),

@@ -9,13 +9,13 @@ read, and with it on "RandomAccessFile and NIO read fastest": the harness, not t
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ... import analysis
 from ...analysis import Protocol, by_machine
-from ...verdicts import Verdict, estimate, judge, unmeasurable
-from .claims import (CLAIM, CLAIMS, COLD, buffers_margin, mapped_write_lead, narrowing, read_lead,
-                     streams_margin)
+from ...verdicts import Verdict, estimate, judge, least, unmeasurable
+from .claims import BUFFERS, CLAIM, CLAIMS, COLD, OTHERS, mapped_write_lead, narrowing
 from .meta import POST_METHODS
 from .rows import POST, PROTOCOLS, throughput
 
@@ -52,18 +52,33 @@ def _judge_all(rows: pd.DataFrame, proto: Protocol, jdk: str) -> list[Verdict]:
             return None
         return estimate(lambda *v: stat(_nest(keys, v)), *[forks[k] for k in keys])
 
+    def least_of(members):
+        """The least of several comparisons (fn, cell keys), decided member by member (verdicts.least): the same
+        statistic as claims.py's read_lead / streams_margin / buffers_margin on the medians, without bootstrapping
+        a minimum."""
+        if not members or any(forks.get(k) is None or not len(forks[k]) for _, ks in members for k in ks):
+            return None
+        return least(*[(fn, *[forks[k] for k in ks]) for fn, ks in members])
+
+    pc = "page-cache"
+    read_members = [(_div, [(pc, "read", a), (pc, "read", b)]) for a in ("random-access-file", "channel-heap")
+                    for b in ("buffered-stream", "mapped")] if pc in have else []
+    streams_members = [(_div, [(pc, d, m), (pc, d, "buffered-stream")]) for d in ("write", "read")
+                       for m in POST_METHODS if m != "buffered-stream"] if pc in have else []
     scope = {"jdk": jdk}
     out = [
-        judge(CLAIM["seqio.raf-channel-read-fastest"], est(read_lead, ["page-cache"]),
+        judge(CLAIM["seqio.raf-channel-read-fastest"], least_of(read_members),
               scope={**scope, "regime": "page-cache"}, protocol=proto, missing="page-cache runs of the four methods "
               "missing"),
         judge(CLAIM["seqio.mapped-wins-writes"], est(lambda c: mapped_write_lead(c, have), have), scope=scope,
               protocol=proto, detail=f"best of {', '.join(have)}", missing="writes of the four methods missing"),
-        judge(CLAIM["seqio.streams-lag"], est(streams_margin, ["page-cache"]), scope={**scope, "regime": "page-cache"},
+        judge(CLAIM["seqio.streams-lag"], least_of(streams_members), scope={**scope, "regime": "page-cache"},
               protocol=proto, missing="page-cache runs of the four methods missing"),
     ]
     both = ["page-cache", colds[0]] if "page-cache" in have and colds else []
-    out.append(judge(CLAIM["seqio.channels-best-optimised"], est(lambda c: buffers_margin(c, both), both),
+    buffer_members = [(_best_over, [(g, d, BUFFERS[0]), (g, d, BUFFERS[1]), (g, d, o)]) for g in both
+                      for d in ("write", "read") for o in OTHERS]
+    out.append(judge(CLAIM["seqio.channels-best-optimised"], least_of(buffer_members),
                      scope=scope, protocol=proto, detail=f"worst of {' and '.join(both)}, writes and reads",
                      missing="needs the page-cache regime and a cold one"))
     for d in ("write", "read"):
@@ -75,6 +90,15 @@ def _judge_all(rows: pd.DataFrame, proto: Protocol, jdk: str) -> list[Verdict]:
                              scope={**scope, "regime": cold}, protocol=proto,
                              missing=f"{cold}: the four methods' {d}s missing"))
     return out
+
+
+def _div(a, b):
+    return a / b
+
+
+def _best_over(b1, b2, other):
+    """The better of the two buffer methods over another method (one member of buffers_margin)."""
+    return np.maximum(b1, b2) / other
 
 
 def _nest(keys: list[tuple], values) -> dict:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from ... import analysis
-from ...verdicts import Verdict, estimate, judge, unmeasurable
-from .claims import CLAIM, CLAIMS, KEYS, _smallest_step
+from ...verdicts import Verdict, estimate, judge, least, unmeasurable
+from .claims import CLAIM, CLAIMS, KEYS, STEPS
 from .rows import LAB, PROTOCOLS, forks, rows, runtimes, table_forks
 
 
@@ -23,9 +23,12 @@ def _table_verdicts(df, jdk, protocol) -> list[Verdict]:
     missing = (f"the two-thread rows need two cores: {two}" if two else
                "no cells of the post's table for this runtime and protocol")
 
-    def one(claim, fn, *keys):
+    def one(claim, fn, *keys, steps=()):
         gs = [f[k] for k in keys] if keys else groups
-        est = estimate(fn, *gs)
+        if steps:   # the least of several ratios: decided step by step (intersection-union), see verdicts.least
+            est = least(*[(fn, f[a], f[b]) for a, b in steps]) if all(len(g) for g in gs) else None
+        else:
+            est = estimate(fn, *gs)
         text = detail if not keys else "; ".join(f"{k} {med[k]} (forks: {_values(f[k])})" for k in keys)
         two = not keys or any(k.endswith("-2") for k in keys)
         scope = {"jdk": jdk} | ({"placement": "two threads on two cores"} if two else {})
@@ -33,12 +36,16 @@ def _table_verdicts(df, jdk, protocol) -> list[Verdict]:
                      missing=missing if two else "no one-thread cells of the table for this runtime and protocol")
 
     return [
-        one(CLAIM["singlewriter.table-order"], _smallest_step),
+        one(CLAIM["singlewriter.table-order"], _div, steps=STEPS),
         one(CLAIM["singlewriter.lock-contention-orders"], lambda a, b: a / b, "lock-2", "one-thread"),
-        one(CLAIM["singlewriter.contention-not-instruction"],
-            lambda c1, c2, l1, l2: min(c2 / c1, l2 / l1), "cas", "cas-2", "lock", "lock-2"),
+        one(CLAIM["singlewriter.contention-not-instruction"], _div, "cas", "cas-2", "lock", "lock-2",
+            steps=[("cas-2", "cas"), ("lock-2", "lock")]),
         one(CLAIM["singlewriter.barrier-significant"], lambda a, b: a / b, "barrier", "one-thread"),
     ]
+
+
+def _div(a: float, b: float) -> float:
+    return a / b
 
 
 def _release_verdict(df, jdk) -> Verdict:

@@ -37,9 +37,9 @@ CLAIMS = [
           f"O1 cross-core under {MAIN}: the share of runs whose summary is below 0.6x the cell's median run, with a "
           "95% Wilson interval over runs.",
           quote="OUCH! We get half the performance 20% of the time.",
-          shape=True, rule=Rule(">=", 5.0, reading="'half the performance' read as below 0.6x the median run; '20% of the time' "
-                                       "read generously as at least 1 run in 20 (5%): the post's own 6 of 30 then "
-                                       "holds with its interval too (Wilson 95% 9.5%-37%)"),
+          shape=True, rule=Rule(">=", 8.0, reading="'half the performance' read as below 0.6x the median run; '20% of the time' "
+                    "read generously as at least 8% of runs (0.4 of the post's rate): the post's own 6 of 30 then "
+                    "holds with its interval too (Wilson 95% 9.5%-37%: the post itself sits near the edge)"),
           statistic="share of O1's runs below 0.6x the median run", unit="%", reference=REFERENCE,
           from_post=lambda ref: _ref(ref, "O1", "share_of_runs_at_half_performance").iloc[0]),
     Claim("spsc.o1-stable-within-a-run", POST_FILE, NOTEBOOK,
@@ -58,7 +58,8 @@ CLAIMS = [
           f"I1 / O1 average run summary on the same core under {MAIN}. " + SAME_CORE_NOTE,
           quote="We get a small improvement when running on the same core (average 3% improvement), but the cross "
                 "core behaviour is actually worse.",
-          rule=Rule(">=", 1.0, reading="'a small improvement' read as any: I1's average above O1's"),
+          rule=Rule(">=", 1.01, effect=0.01, reading="'a small improvement' read as: I1's average at least 1% above "
+                    "O1's; the post's own is 3%, so the post itself sits near the edge and 5% would fail it"),
           statistic="I1 / O1, average run summary", unit="x", reference=REFERENCE, from_post=_improvement("I1")),
     Claim("spsc.i1-worse-cross-core", POST_FILE, NOTEBOOK,
           "Inlining the counters (I1) is worse than O1 across cores.",
@@ -66,7 +67,8 @@ CLAIMS = [
           f"I1 / O1 average run summary cross-core under {MAIN}.",
           quote="We get a small improvement when running on the same core (average 3% improvement), but the cross "
                 "core behaviour is actually worse.",
-          rule=Rule("<=", 1.0, reading="'behaviour is actually worse' read as a lower average run summary than O1's"),
+          rule=Rule("<=", 0.95, effect=0.05, reading="'behaviour is actually worse' read as an average run summary at "
+                    "least 5% below O1's"),
           statistic="I1 / O1, average run summary", unit="x"),
     Claim("spsc.i4-removes-variance", POST_FILE, NOTEBOOK,
           "Inlined counters + padded class + padded data (I4) removes most of the run-to-run variance cross-core.",
@@ -102,7 +104,8 @@ CLAIMS = [
           "Option set 'condcard', cross-core: I1's average run summary over the best average of the post's other "
           "variants (recomputed in every resample: the worst-case margin).",
           quote="I4 and I3 are stable, but the overall best average score goes to I1 (133M).",
-          rule=Rule(">=", 1.0, reading="'best average score' read as I1's average at least the best other's"),
+          rule=Rule(">=", 1.05, effect=0.05, reading="'best average score' read as I1's average at least 5% above the "
+                    "best other's"),
           statistic="I1 / best other post variant, average run summary", unit="x",
           no_ratio="then is I1's absolute average on the post's Xeon (133M ops/s), now its margin over the best other "
                    "variant: absolute ops/s of different machines do not compare"),
@@ -123,8 +126,8 @@ CLAIMS = [
           "(that pair fixed, its interval over runs).",
           quote="This result is likely to be different on different hardware, it is likely to change with JDK8, other "
                 "JVM options and so on.",
-          rule=Rule(">=", 1.0, reading="'likely to change with ... other JVM options' read as: two option sets put "
-                                       "different variants first, each ahead of the other's winner"),
+          rule=Rule(">=", 1.05, effect=0.05, reading="'likely to change with ... other JVM options' read as: two "
+                    "option sets put different variants first, each at least 5% ahead of the other's winner"),
           statistic="smaller lead of two option sets' different winners (one winner everywhere: the closest "
                     "challenger's average / the winner's)", unit="x"),
     Claim("spsc.cross-socket", POST_FILE, NOTEBOOK,

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ... import analysis
 from ...analysis import by_machine, fmt_pct, fmt_rate
-from ...verdicts import DECISIVE, INCONCLUSIVE, Estimate, Verdict, estimate_with, judge, unmeasurable
+from ...verdicts import DECISIVE, INCONCLUSIVE, Estimate, Verdict, estimate_with, judge, least, most, unmeasurable
 from .claims import CLAIM, CLAIMS
 from .meta import MAIN_OPTIONS, OPTION_SETS
 from .rows import LOW, POST, cell, cv, run_summaries, share_low
@@ -44,11 +44,6 @@ def wilson(hits: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 
 def mean_ratio(a, b) -> float:
     return np.mean(a) / np.mean(b)
-
-
-def best_other(first, *others) -> float:
-    """first's average over the best average among the others (worst-case margin, recomputed per resample)."""
-    return np.mean(first) / max(np.mean(o) for o in others)
 
 
 # ---------------------------------------------------------------- statistics: (names, groups of runs) -> (Estimate, detail)
@@ -92,11 +87,14 @@ def _means(names, groups) -> str:
 
 
 def _first_over_best_other(names, first, *others):
-    return estimate_with(best_other, first, *others), f"averages: {_means(names, (first, *others))}"
+    """first's average over each other's, the least of them (decided member by member: verdicts.least)."""
+    return (least(*[(mean_ratio, first, o) for o in others], of_medians=False),
+            f"averages: {_means(names, (first, *others))}")
 
 
 def _best_other_over_first(names, first, *others):
-    return (estimate_with(lambda f, *o: 1 / best_other(f, *o), first, *others),
+    """each other's average over first's, the most of them (verdicts.most)."""
+    return (most(*[(mean_ratio, o, first) for o in others], of_medians=False),
             f"averages: {_means(names, (first, *others))}")
 
 
@@ -176,8 +174,8 @@ def _reorder(claim, s, reasons, placements) -> list[Verdict]:
                 a, b = max(pairs, key=lambda ab: min(m[(ab[0], win[ab[0]])] / m[(ab[0], win[ab[1]])],
                                                      m[(ab[1], win[ab[1]])] / m[(ab[1], win[ab[0]])]))
                 wa, wb = win[a], win[b]
-                est = estimate_with(lambda xa, ya, yb, xb: min(mean_ratio(xa, ya), mean_ratio(yb, xb)),
-                                    g[(a, wa)], g[(a, wb)], g[(b, wb)], g[(b, wa)])
+                est = least((mean_ratio, g[(a, wa)], g[(a, wb)]), (mean_ratio, g[(b, wb)], g[(b, wa)]),
+                            of_medians=False)
                 detail = f"{wa} leads {wb} under {a}, {wb} leads {wa} under {b}; {listing}"
             else:
                 w = win[sets[0]]

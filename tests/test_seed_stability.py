@@ -1,0 +1,37 @@
+"""Stable outcomes: five bootstrap seeds judge the stored runs alike. No decisive primary verdict flips between
+seeds; a row marked near its threshold may flip and is left out. The verdicts of every seed come through the verdict
+cache (build/cache/verdicts, keyed by the seed too), so a repeated run judges nothing again; a cold one judges each
+stored run once per seed (about 4 s a seed here)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from mechsym import stats, store, verdict_collect
+from mechsym.verdicts import DECISIVE
+
+SEEDS = [stats.SEED, 1, 2, 3, 4]
+
+
+def _primaries(seed: int) -> pd.DataFrame:
+    with stats.seeded(seed):
+        rows = verdict_collect.collect(replicate=False)
+    prim = verdict_collect.primaries(rows)
+    return prim.set_index(["machine", "id"])[["outcome", "near", "low", "high"]]
+
+
+@pytest.mark.skipif(not store.machines(), reason="no stored runs")
+def test_five_seeds_flip_no_decisive_primary_verdict():
+    base = _primaries(SEEDS[0])
+    decisive = base[base["outcome"].isin(DECISIVE) & ~base["near"].astype(bool)]
+    assert len(decisive), "no decisive primary verdict in the stored runs"
+    flips = []
+    for seed in SEEDS[1:]:
+        other = _primaries(seed)
+        for key, row in decisive.iterrows():
+            got = other.loc[key]
+            if got["outcome"] != row["outcome"] and not bool(got["near"]):
+                flips.append(f"{key[1]} on {key[0]}: {row['outcome']} [{row['low']:.4g}, {row['high']:.4g}] under "
+                             f"seed {SEEDS[0]}, {got['outcome']} [{got['low']:.4g}, {got['high']:.4g}] under {seed}")
+    assert not flips, "\n".join(flips)
