@@ -187,7 +187,7 @@ def test_layout_ratios_flip_with_the_numbers():
     for cid, p in (("spsc.i1-helps-same-core", "same-cpu"), ("spsc.i1-worse-cross-core", "cross-core"),
                    ("spsc.i4-10pct-faster", "same-cpu"), ("spsc.i4-10pct-faster", "cross-core")):
         assert verdict(no, cid, p).outcome == FAILS, cid
-    maybe = judge(100.5e6, 100e6, 105e6, 105e6)          # on the thresholds: the intervals straddle them
+    maybe = judge(101e6, 100e6, 105e6, 105e6)            # on the thresholds (1.01, 1.05): the intervals straddle them
     assert verdict(maybe, "spsc.i1-helps-same-core", "same-cpu").outcome == INCONCLUSIVE
     assert verdict(maybe, "spsc.i4-10pct-faster", "cross-core").outcome == INCONCLUSIVE
     # the post's "same core" on SMT siblings: not measurable on a machine without them, with the reason
