@@ -200,13 +200,21 @@ def test_a_changed_loop_marks_runs_stale_and_a_javadoc_edit_does_not(tmp_path):
         assert r.returncode == 0, r.stderr
         return r.stdout
 
-    assert "current" in listed() and "STALE" not in judged()
+    def banner():   # what a notebook shows above the runs (nb.whose) and on its verdict table
+        from mechsym import nb, store
+
+        with pytest.MonkeyPatch.context() as mp:
+            for k, v in env.items():
+                mp.setenv(k, v)
+            return nb.stale_banner(store.load("callerchoose", "all"), "callerchoose")
+
+    assert "current" in listed() and "STALE" not in judged() and banner() is None
     text = (code / LOOP).read_text()
     (code / LOOP).write_text(text.replace("/**", "/** Reworded: a javadoc edit. ", 1))
-    assert "current" in listed() and "STALE" not in judged()
+    assert "current" in listed() and "STALE" not in judged() and banner() is None
     old, new = loop_line(text)
     (code / LOOP).write_text(text.replace(old, new, 1))
-    assert "stale" in listed() and "STALE" in judged()
+    assert "stale" in listed() and "STALE" in judged() and "measured with older kernels" in banner()
 
 
 def test_a_measuring_run_on_a_dirty_tree_is_refused_and_writes_nothing(tmp_path, monkeypatch):

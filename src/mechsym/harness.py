@@ -143,3 +143,24 @@ def mark(df: pd.DataFrame, limit: float = LIMIT) -> pd.DataFrame:
     hit = out[keys].merge(bad.assign(_hit=True), on=keys, how="left")["_hit"]
     out["harness_flagged"] = hit.fillna(False).astype(bool).to_numpy()
     return out
+
+
+def drop_flagged(df: pd.DataFrame, limit: float = LIMIT) -> tuple[pd.DataFrame, int]:
+    """The rows of ``df`` without the post-protocol runs that :func:`flagged` flags (more than ``limit`` of the run in
+    JIT compilation or GC: the harness, not the code; such a number cannot decide a claim), and how many runs were
+    left out. Lab-protocol runs are kept: their warm-up iterations are already left out of every verdict. Rows without
+    a protocol column, or without JIT/GC rows (stored before they were recorded, C kernels), are kept as they are."""
+    if df.empty or "protocol" not in df or not df["metric"].astype(str).isin(HARNESS_METRICS).any():
+        return df, 0
+    post = df["protocol"].astype(str) == "post"
+    if not post.any():
+        return df, 0
+    marked = mark(df[post])
+    bad = marked["harness_flagged"].to_numpy()
+    if not bad.any():
+        return df, 0
+    keys = [c for c in df.columns if c not in NOT_KEYS]
+    runs = len(marked.loc[bad, keys].drop_duplicates()) if keys else 1
+    keep = np.ones(len(df), dtype=bool)
+    keep[np.flatnonzero(post.to_numpy())[bad]] = False
+    return df[keep].reset_index(drop=True), runs

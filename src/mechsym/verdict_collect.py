@@ -73,10 +73,18 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
     """module.verdicts(df) machine by machine, each verdict tagged with its machine and run."""
     if df.empty:
         return []
+    from . import harness
+
     out = []
     for machine, sub in analysis.split(df):
         run = ",".join(sorted(sub["run_id"].astype(str).unique())) if "run_id" in sub else ""
-        mine = [dataclasses.replace(v, machine=machine or v.machine, run_id=run) for v in module.verdicts(sub)]
+        sub, left_out = harness.drop_flagged(sub)   # a post run that mostly timed the JIT or GC does not vote
+        note = (f"{left_out} post-protocol run{'s' if left_out != 1 else ''} left out: more than 5% of the timed run "
+                "in JIT compilation or GC") if left_out else ""
+        mine = [dataclasses.replace(v, machine=machine or v.machine, run_id=run,
+                                    why="; ".join(x for x in (v.why, note) if x) if note and v.protocol == "post"
+                                    else v.why)
+                for v in module.verdicts(sub)]
         out += verdicts_mod.mark_primary(mine)
     return out
 
@@ -217,7 +225,8 @@ def csv_frame(claims: pd.DataFrame) -> pd.DataFrame:
 # fingerprint (code_fingerprint: a change to a claim, a rule or the statistics recomputes), the checkout's kernel
 # fingerprint (which decides current vs stale) and the arguments. Rows that name an error are never kept.
 CACHE_ENV = "MECHSYM_CACHE"
-_SHARED = ("verdicts.py", "stats.py", "analysis.py", "verdict_collect.py", "provenance.py", "store.py")
+_SHARED = ("verdicts.py", "stats.py", "analysis.py", "verdict_collect.py", "provenance.py", "store.py",
+           "harness.py", "jmh.py", "jmh_views.py", "fingerprint.py", "estimates.py", "verdict_tables.py")
 
 
 def cache_dir() -> Path:

@@ -29,6 +29,7 @@ import pandas as pd
 
 from . import stats
 from .analysis import LAB, POST, Protocol, fmt_value, runtime_label
+from .estimates import Estimate, estimate, estimate_with, least, more_forks, most  # noqa: F401 (claims use them)
 
 HOLDS = "holds"
 FAILS = "does not hold"
@@ -151,116 +152,6 @@ class Claim:
         from . import reference
         v = self.from_post(reference.load(self.reference))
         return None if v is None else float(v)
-
-
-# ---------------------------------------------------------------- estimates
-
-@dataclass(frozen=True)
-class Estimate:
-    """A statistic over forks: its value from the forks' medians, a 95% interval, how many forks.
-
-    boot: the resampling behind the interval (for the p-value the multiplicity line uses). fact: every fork gave the
-    same number (a deterministic quantity: no interval). modes: the groups whose forks form separated clusters."""
-    value: float
-    low: float
-    high: float
-    forks: int      # the smallest group's fork count
-    boot: stats.Boot | None = field(default=None, compare=False, repr=False)
-    fact: bool = False
-    modes: tuple = ()
-
-    def text(self, unit: str = "") -> str:
-        f = (lambda v: fmt_value(v, unit)) if unit else (lambda v: f"{v:.3g}")
-        s = "s" if self.forks != 1 else ""
-        if self.fact:
-            return f"{f(self.value)} (the same in all {self.forks} fork{s}: a fact, no interval)"
-        if self.forks < MIN_FORKS or not (np.isfinite(self.low) and np.isfinite(self.high)):
-            return f"{f(self.value)}, {self.forks} fork{s} (no interval)"
-        return f"{f(self.value)} [{f(self.low)}, {f(self.high)}], {self.forks} forks"
-
-    def p_value(self, rule: Rule) -> float | None:
-        if self.boot is None or self.fact:
-            return None
-        return self.boot.p_value(rule.op, rule.threshold, rule.upper)
-
-
-def _from_boot(b: stats.Boot | None, arrays: list[np.ndarray]) -> Estimate | None:
-    if b is None:
-        return None
-    fact = b.n >= 2 and all(np.ptp(np.asarray(a, dtype=float)) == 0 for a in arrays if len(a))
-    found = tuple(m for m in (stats.modes(a) for a in arrays if np.ndim(a) == 1) if m is not None)
-    return Estimate(b.value, b.low, b.high, b.n, b, fact, found)
-
-
-def _clean(groups) -> list[np.ndarray]:
-    out = []
-    for g in groups:
-        a = np.asarray(g, dtype=float)
-        keep = np.isfinite(a).reshape(len(a), -1).all(axis=1) if a.ndim > 1 else np.isfinite(a)
-        out.append(a[keep])
-    return out
-
-
-def estimate(fn: Callable[..., float], *groups, n_boot: int = stats.N_RESAMPLES, level: float = LEVEL,
-             seed: int | None = None) -> Estimate | None:
-    """fn(median of group 1, median of group 2, ...) with a 95% interval over forks (stats.bootstrap: one group's
-    median by its order statistics, several groups by scipy's bootstrap, by rounds when their fork counts match).
-
-    Each group is an array of per-fork values (see analysis.per_fork). None when a group is empty. With fewer than
-    MIN_FORKS forks in some group the interval is unbounded."""
-    b = stats.bootstrap(fn, groups, level=level, n_resamples=n_boot, seed=seed)
-    return _from_boot(b, _clean(groups))
-
-
-def estimate_with(fn: Callable[..., float], *groups, n_boot: int = stats.N_RESAMPLES, level: float = LEVEL,
-                  seed: int | None = None) -> Estimate | None:
-    """fn(group 1, group 2, ...) on the per-fork arrays themselves, with a 95% bootstrap interval over forks.
-
-    For a statistic that is not a function of the groups' medians: a mean where the post averaged its runs, a
-    spread (coefficient of variation, a percentile band). Groups of the same fork count are resampled by rounds (one
-    draw for all), others independently; a 2-D group keeps each fork's row together (e.g. a fork's summary and its
-    within-run spread). None when a group is empty; with fewer than MIN_FORKS forks in some group the interval is
-    unbounded."""
-    b = stats.bootstrap(fn, groups, of_medians=False, level=level, n_resamples=n_boot, seed=seed)
-    return _from_boot(b, _clean(groups))
-
-
-def least(*members: tuple, of_medians: bool = True) -> Estimate | None:
-    """The least of several comparisons, each member (fn, group, group, ...) as `estimate` takes them, decided by
-    intersection-union (stats.extreme): it clears a '>=' threshold only when every member's own interval does, and
-    falls below it when one member's interval (at the Bonferroni level) lies wholly below. Replaces
-    estimate(lambda a, b, c: min(a / c, b / c), ...), whose bootstrap of a minimum is biased. of_medians=False: each
-    member's fn takes the per-fork arrays themselves, as `estimate_with` (a ratio of means)."""
-    return _extreme("min", members, of_medians)
-
-
-def most(*members: tuple, of_medians: bool = True) -> Estimate | None:
-    """The most of several comparisons (see `least`, mirrored)."""
-    return _extreme("max", members, of_medians)
-
-
-def _extreme(how: str, members: tuple, of_medians: bool = True) -> Estimate | None:
-    b = stats.extreme(how, [(m[0], m[1:]) for m in members], of_medians=of_medians)
-    if b is None:
-        return None
-    arrays = [a for m in members for a in _clean(m[1:])]
-    return _from_boot(b, arrays)
-
-
-def more_forks(rule: Rule, est: Estimate) -> int | None:
-    """Roughly how many more forks would decide an inconclusive verdict with 80% power (the interval narrows as
-    1/sqrt(forks); the distance to the nearer boundary must reach (1.96 + 0.84) standard errors). None where more
-    forks cannot decide it: a fact, bimodal forks, or an estimate on the threshold."""
-    if est.fact or est.modes:
-        return None
-    if est.forks < MIN_FORKS:
-        return MIN_FORKS - est.forks
-    se = (est.high - est.low) / (2 * 1.96)
-    dist = rule.distance(est.value)
-    if dist <= 0 or not np.isfinite(se) or se <= 0:
-        return None
-    needed = math.ceil(est.forks * ((1.96 + 0.84) * se / dist) ** 2)
-    return max(1, needed - est.forks)
 
 
 # ---------------------------------------------------------------- verdicts
@@ -427,106 +318,17 @@ def _safe_then(claim: Claim) -> float | None:
         return None
 
 
-# ---------------------------------------------------------------- replication
+# ---------------------------------------------------------------- tables (mechsym.verdict_tables)
 
-def replicate(main: list[Verdict], per_run: list[list[Verdict]]) -> list[Verdict]:
-    """Each main verdict with how many complete stored runs agree ("holds in 3 of 4") and an unstable mark
-    when decisive runs disagree (one holds, another does not)."""
-    by_key: dict[tuple, list[str]] = {}
-    for run in per_run:
-        for v in run:
-            by_key.setdefault(v.key, []).append(v.outcome)
-    out = []
-    for v in main:
-        outcomes = by_key.get(v.key, [])
-        agree = sum(o == v.outcome for o in outcomes)
-        decisive = {o for o in outcomes if o in DECISIVE}
-        out.append(replace(v, runs_agree=agree if outcomes else None, runs_total=len(outcomes) or None,
-                           unstable=len(decisive) > 1))
-    return out
+_TABLES = ("replicate", "claims_table", "CSV_COLUMNS", "table", "COLOURS", "agreement", "display", "styled",
+           "for_notebook")
 
 
-# ---------------------------------------------------------------- tables
+def __getattr__(name: str):
+    """verdicts.styled, verdicts.for_notebook, ...: the tables live in verdict_tables, loaded on first use (it
+    imports this module, so it cannot be imported at this one's top)."""
+    if name in _TABLES:
+        from . import verdict_tables
 
-def claims_table(claims: list[Claim], notebook: str | None = None) -> pd.DataFrame:
-    """The claims under test, rendered from CLAIMS (never retyped): claim | the post says | then | read as | how tested."""
-    rows = []
-    for c in claims:
-        if notebook and c.notebook != notebook:
-            continue
-        rows.append({"claim": c.text + (" (the lab's reading, not the post's claim)" if c.source == "lab" else ""),
-                     "the post says": c.quote, "then": c.then,
-                     "read as": (f"{c.statistic} {c.rule.text(c.unit)}" if c.rule else "")
-                     + (f" ({c.rule.reading})" if c.rule and c.rule.reading else ""),
-                     "how tested here": c.test})
-    return pd.DataFrame(rows)
-
-
-CSV_COLUMNS = ["machine", "claim", "scope", "protocol", "outcome", "now", "low", "high", "forks",
-               "runs agreeing", "runs stored", "unstable", "then", "why", "notebook", "run", "p", "near threshold",
-               "fact", "primary"]
-
-
-def table(verdicts: list[Verdict]) -> pd.DataFrame:
-    """One row per verdict, every field as a column (the CSV of `mechsym verdicts --format csv`)."""
-    rows = []
-    for v in verdicts:
-        rows.append({
-            "machine": v.machine, "claim": v.claim.id, "scope": v.scope_text, "protocol": v.protocol,
-            "outcome": v.outcome, "now": v.now_value, "low": v.low, "high": v.high, "forks": v.forks,
-            "runs agreeing": v.runs_agree, "runs stored": v.runs_total, "unstable": v.unstable,
-            "then": v.then_value, "why": v.why, "notebook": v.claim.notebook, "run": v.run_id,
-            "text": v.claim.text, "then_text": v.claim.then, "now_text": v.now, "how tested": v.claim.test,
-            "post": v.claim.post, "source": v.claim.source, "p": v.p_value, "near threshold": v.near,
-            "fact": v.fact, "primary": v.primary,
-        })
-    return pd.DataFrame(rows)
-
-
-COLOURS = {HOLDS: "background-color: #d8f0d8", FAILS: "background-color: #f6d5d5",
-           INCONCLUSIVE: "background-color: #fff2c2", UNMEASURABLE: "background-color: #eeeeee"}
-
-
-def agreement(v: Verdict) -> str:
-    if not v.runs_total:
-        return ""
-    text = f"{v.runs_agree} of {v.runs_total} runs"
-    return text + " (unstable)" if v.unstable else text
-
-
-def display(verdicts: list[Verdict]) -> pd.DataFrame:
-    """claim | primary or sub-row | scope | protocol | then | now | holds on this machine? | runs agreeing | why (and
-    machine when several). Each claim's primary verdict (primary_of) is marked; the others are its sub-rows."""
-    if verdicts and not any(v.primary for v in verdicts):
-        verdicts = mark_primary(verdicts)
-    rows = []
-    for v in verdicts:
-        rows.append({"machine": v.machine, "claim": v.claim.text, "row": "primary" if v.primary else "sub-row",
-                     "scope": v.scope_text, "protocol": v.protocol,
-                     "then": v.claim.then, "now": v.now, "holds on this machine?": v.outcome,
-                     "runs agreeing": agreement(v), "why": v.why})
-    df = pd.DataFrame(rows)
-    if df.empty:
-        return df
-    if df["machine"].nunique() <= 1:
-        df = df.drop(columns="machine").rename(columns={"holds on this machine?": (
-            "holds on this machine?" if not verdicts[0].machine else f"holds on {verdicts[0].machine}?")})
-    if not df["runs agreeing"].astype(bool).any():
-        df = df.drop(columns="runs agreeing")
-    return df
-
-
-def styled(verdicts: list[Verdict]):
-    """The verdict table for a notebook: colour per outcome."""
-    df = display(verdicts)
-    if df.empty:
-        return df
-    status = [c for c in df.columns if c.startswith("holds on")]
-    return (df.style.map(lambda v: COLOURS.get(v, ""), subset=status)
-            .set_properties(**{"text-align": "left", "white-space": "pre-wrap", "vertical-align": "top"})
-            .hide(axis="index"))
-
-
-def for_notebook(verdicts: list[Verdict], notebook: str) -> list[Verdict]:
-    """The verdicts of one notebook's claims (an experiment may feed several notebooks)."""
-    return [v for v in verdicts if v.claim.notebook == notebook]
+        return getattr(verdict_tables, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,125 @@
+"""Estimates: a statistic over forks with its 95% interval (mechsym.stats: scipy's bootstrap, rounds of forks
+resampled as blocks), the least or most of several comparisons decided member by member, and how many more forks
+would likely decide an inconclusive one. mechsym.verdicts reads them against a claim's rule."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from . import stats
+from .analysis import fmt_value
+
+LEVEL = stats.LEVEL
+MIN_FORKS = stats.MIN_FORKS
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A statistic over forks: its value from the forks' medians, a 95% interval, how many forks.
+
+    boot: the resampling behind the interval (for the p-value the multiplicity line uses). fact: every fork gave the
+    same number (a deterministic quantity: no interval). modes: the groups whose forks form separated clusters."""
+    value: float
+    low: float
+    high: float
+    forks: int      # the smallest group's fork count
+    boot: stats.Boot | None = field(default=None, compare=False, repr=False)
+    fact: bool = False
+    modes: tuple = ()
+
+    def text(self, unit: str = "") -> str:
+        f = (lambda v: fmt_value(v, unit)) if unit else (lambda v: f"{v:.3g}")
+        s = "s" if self.forks != 1 else ""
+        if self.fact:
+            return f"{f(self.value)} (the same in all {self.forks} fork{s}: a fact, no interval)"
+        if self.forks < MIN_FORKS or not (np.isfinite(self.low) and np.isfinite(self.high)):
+            return f"{f(self.value)}, {self.forks} fork{s} (no interval)"
+        return f"{f(self.value)} [{f(self.low)}, {f(self.high)}], {self.forks} forks"
+
+    def p_value(self, rule: Rule) -> float | None:
+        if self.boot is None or self.fact:
+            return None
+        return self.boot.p_value(rule.op, rule.threshold, rule.upper)
+
+
+def _from_boot(b: stats.Boot | None, arrays: list[np.ndarray]) -> Estimate | None:
+    if b is None:
+        return None
+    fact = b.n >= 2 and all(np.ptp(np.asarray(a, dtype=float)) == 0 for a in arrays if len(a))
+    found = tuple(m for m in (stats.modes(a) for a in arrays if np.ndim(a) == 1) if m is not None)
+    return Estimate(b.value, b.low, b.high, b.n, b, fact, found)
+
+
+def _clean(groups) -> list[np.ndarray]:
+    out = []
+    for g in groups:
+        a = np.asarray(g, dtype=float)
+        keep = np.isfinite(a).reshape(len(a), -1).all(axis=1) if a.ndim > 1 else np.isfinite(a)
+        out.append(a[keep])
+    return out
+
+
+def estimate(fn: Callable[..., float], *groups, n_boot: int = stats.N_RESAMPLES, level: float = LEVEL,
+             seed: int | None = None) -> Estimate | None:
+    """fn(median of group 1, median of group 2, ...) with a 95% interval over forks (stats.bootstrap: one group's
+    median by its order statistics, several groups by scipy's bootstrap, by rounds when their fork counts match).
+
+    Each group is an array of per-fork values (see analysis.per_fork). None when a group is empty. With fewer than
+    MIN_FORKS forks in some group the interval is unbounded."""
+    b = stats.bootstrap(fn, groups, level=level, n_resamples=n_boot, seed=seed)
+    return _from_boot(b, _clean(groups))
+
+
+def estimate_with(fn: Callable[..., float], *groups, n_boot: int = stats.N_RESAMPLES, level: float = LEVEL,
+                  seed: int | None = None) -> Estimate | None:
+    """fn(group 1, group 2, ...) on the per-fork arrays themselves, with a 95% bootstrap interval over forks.
+
+    For a statistic that is not a function of the groups' medians: a mean where the post averaged its runs, a
+    spread (coefficient of variation, a percentile band). Groups of the same fork count are resampled by rounds (one
+    draw for all), others independently; a 2-D group keeps each fork's row together (e.g. a fork's summary and its
+    within-run spread). None when a group is empty; with fewer than MIN_FORKS forks in some group the interval is
+    unbounded."""
+    b = stats.bootstrap(fn, groups, of_medians=False, level=level, n_resamples=n_boot, seed=seed)
+    return _from_boot(b, _clean(groups))
+
+
+def least(*members: tuple, of_medians: bool = True) -> Estimate | None:
+    """The least of several comparisons, each member (fn, group, group, ...) as `estimate` takes them, decided by
+    intersection-union (stats.extreme): it clears a '>=' threshold only when every member's own interval does, and
+    falls below it when one member's interval (at the Bonferroni level) lies wholly below. Replaces
+    estimate(lambda a, b, c: min(a / c, b / c), ...), whose bootstrap of a minimum is biased. of_medians=False: each
+    member's fn takes the per-fork arrays themselves, as `estimate_with` (a ratio of means)."""
+    return _extreme("min", members, of_medians)
+
+
+def most(*members: tuple, of_medians: bool = True) -> Estimate | None:
+    """The most of several comparisons (see `least`, mirrored)."""
+    return _extreme("max", members, of_medians)
+
+
+def _extreme(how: str, members: tuple, of_medians: bool = True) -> Estimate | None:
+    b = stats.extreme(how, [(m[0], m[1:]) for m in members], of_medians=of_medians)
+    if b is None:
+        return None
+    arrays = [a for m in members for a in _clean(m[1:])]
+    return _from_boot(b, arrays)
+
+
+def more_forks(rule: Rule, est: Estimate) -> int | None:
+    """Roughly how many more forks would decide an inconclusive verdict with 80% power (the interval narrows as
+    1/sqrt(forks); the distance to the nearer boundary must reach (1.96 + 0.84) standard errors). None where more
+    forks cannot decide it: a fact, bimodal forks, or an estimate on the threshold."""
+    if est.fact or est.modes:
+        return None
+    if est.forks < MIN_FORKS:
+        return MIN_FORKS - est.forks
+    se = (est.high - est.low) / (2 * 1.96)
+    dist = rule.distance(est.value)
+    if dist <= 0 or not np.isfinite(se) or se <= 0:
+        return None
+    needed = math.ceil(est.forks * ((1.96 + 0.84) * se / dist) ** 2)
+    return max(1, needed - est.forks)

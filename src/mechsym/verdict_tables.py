@@ -1,0 +1,116 @@
+"""Verdicts as tables: the claims under test, the verdict table with its colours, the notebooks' selection, and
+how many stored runs agree with a verdict (replication)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+
+from .verdicts import (DECISIVE, FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, Claim, Verdict, mark_primary,
+                       primary_of, scope_text)
+
+
+# ---------------------------------------------------------------- replication
+
+def replicate(main: list[Verdict], per_run: list[list[Verdict]]) -> list[Verdict]:
+    """Each main verdict with how many complete stored runs agree ("holds in 3 of 4") and an unstable mark
+    when decisive runs disagree (one holds, another does not)."""
+    by_key: dict[tuple, list[str]] = {}
+    for run in per_run:
+        for v in run:
+            by_key.setdefault(v.key, []).append(v.outcome)
+    out = []
+    for v in main:
+        outcomes = by_key.get(v.key, [])
+        agree = sum(o == v.outcome for o in outcomes)
+        decisive = {o for o in outcomes if o in DECISIVE}
+        out.append(replace(v, runs_agree=agree if outcomes else None, runs_total=len(outcomes) or None,
+                           unstable=len(decisive) > 1))
+    return out
+
+
+# ---------------------------------------------------------------- tables
+
+def claims_table(claims: list[Claim], notebook: str | None = None) -> pd.DataFrame:
+    """The claims under test, rendered from CLAIMS (never retyped): claim | the post says | then | read as | how tested."""
+    rows = []
+    for c in claims:
+        if notebook and c.notebook != notebook:
+            continue
+        rows.append({"claim": c.text + (" (the lab's reading, not the post's claim)" if c.source == "lab" else ""),
+                     "the post says": c.quote, "then": c.then,
+                     "read as": (f"{c.statistic} {c.rule.text(c.unit)}" if c.rule else "")
+                     + (f" ({c.rule.reading})" if c.rule and c.rule.reading else ""),
+                     "how tested here": c.test})
+    return pd.DataFrame(rows)
+
+
+CSV_COLUMNS = ["machine", "claim", "scope", "protocol", "outcome", "now", "low", "high", "forks",
+               "runs agreeing", "runs stored", "unstable", "then", "why", "notebook", "run", "p", "near threshold",
+               "fact", "primary"]
+
+
+def table(verdicts: list[Verdict]) -> pd.DataFrame:
+    """One row per verdict, every field as a column (the CSV of `mechsym verdicts --format csv`)."""
+    rows = []
+    for v in verdicts:
+        rows.append({
+            "machine": v.machine, "claim": v.claim.id, "scope": v.scope_text, "protocol": v.protocol,
+            "outcome": v.outcome, "now": v.now_value, "low": v.low, "high": v.high, "forks": v.forks,
+            "runs agreeing": v.runs_agree, "runs stored": v.runs_total, "unstable": v.unstable,
+            "then": v.then_value, "why": v.why, "notebook": v.claim.notebook, "run": v.run_id,
+            "text": v.claim.text, "then_text": v.claim.then, "now_text": v.now, "how tested": v.claim.test,
+            "post": v.claim.post, "source": v.claim.source, "p": v.p_value, "near threshold": v.near,
+            "fact": v.fact, "primary": v.primary,
+        })
+    return pd.DataFrame(rows)
+
+
+COLOURS = {HOLDS: "background-color: #d8f0d8", FAILS: "background-color: #f6d5d5",
+           INCONCLUSIVE: "background-color: #fff2c2", UNMEASURABLE: "background-color: #eeeeee"}
+
+
+def agreement(v: Verdict) -> str:
+    if not v.runs_total:
+        return ""
+    text = f"{v.runs_agree} of {v.runs_total} runs"
+    return text + " (unstable)" if v.unstable else text
+
+
+def display(verdicts: list[Verdict]) -> pd.DataFrame:
+    """claim | primary or sub-row | scope | protocol | then | now | holds on this machine? | runs agreeing | why (and
+    machine when several). Each claim's primary verdict (primary_of) is marked; the others are its sub-rows."""
+    if verdicts and not any(v.primary for v in verdicts):
+        verdicts = mark_primary(verdicts)
+    rows = []
+    for v in verdicts:
+        rows.append({"machine": v.machine, "claim": v.claim.text, "row": "primary" if v.primary else "sub-row",
+                     "scope": v.scope_text, "protocol": v.protocol,
+                     "then": v.claim.then, "now": v.now, "holds on this machine?": v.outcome,
+                     "runs agreeing": agreement(v), "why": v.why})
+    df = pd.DataFrame(rows)
+    if df.empty:
+        return df
+    if df["machine"].nunique() <= 1:
+        df = df.drop(columns="machine").rename(columns={"holds on this machine?": (
+            "holds on this machine?" if not verdicts[0].machine else f"holds on {verdicts[0].machine}?")})
+    if not df["runs agreeing"].astype(bool).any():
+        df = df.drop(columns="runs agreeing")
+    return df
+
+
+def styled(verdicts: list[Verdict]):
+    """The verdict table for a notebook: colour per outcome."""
+    df = display(verdicts)
+    if df.empty:
+        return df
+    status = [c for c in df.columns if c.startswith("holds on")]
+    return (df.style.map(lambda v: COLOURS.get(v, ""), subset=status)
+            .set_properties(**{"text-align": "left", "white-space": "pre-wrap", "vertical-align": "top"})
+            .hide(axis="index"))
+
+
+def for_notebook(verdicts: list[Verdict], notebook: str) -> list[Verdict]:
+    """The verdicts of one notebook's claims (an experiment may feed several notebooks)."""
+    return [v for v in verdicts if v.claim.notebook == notebook]
