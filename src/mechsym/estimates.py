@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from . import stats
 from .analysis import fmt_value
+
+if TYPE_CHECKING:
+    from .verdicts import Rule
 
 LEVEL = stats.LEVEL
 MIN_FORKS = stats.MIN_FORKS

@@ -7,8 +7,7 @@ from dataclasses import replace
 
 import pandas as pd
 
-from .verdicts import (DECISIVE, FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, Claim, Verdict, mark_primary,
-                       primary_of, scope_text)
+from .verdicts import DECISIVE, FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, Claim, Verdict, mark_primary
 
 
 # ---------------------------------------------------------------- replication

@@ -20,7 +20,6 @@ shown without an interval.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
