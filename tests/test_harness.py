@@ -127,3 +127,11 @@ def test_a_kernels_own_rows_give_one_share_per_timed_run():
     s = harness.shares(df)
     assert list(s["iteration"]) == [0, 1, 2] and (s["duration_ms"] > 0).all()
     assert (s["jit_share"] >= 0).all() and (s["gc_share"] >= 0).all()
+
+
+def test_rows_without_a_metric_are_not_harness_rows():
+    """An unavailable cell's row has no metric (NaN): it is neither a JIT/GC row nor an error."""
+    from mechsym import harness
+
+    assert harness._phase(float("nan")) is None and harness._phase("jit_ms") == "" \
+        and harness._phase("write_gc_ms") == "write" and harness._phase("duration") is None

@@ -42,7 +42,10 @@ COLUMNS = ["phase", JIT, GC, GC_COUNT, "duration_ms", "jit_share", "gc_share"]
 
 
 def _phase(metric: str) -> str | None:
-    """'write' for write_jit_ms, '' for jit_ms, None for a metric that is not one of the harness's."""
+    """'write' for write_jit_ms, '' for jit_ms, None for a metric that is not one of the harness's (or no metric:
+    the row of a cell the machine could not run)."""
+    if not isinstance(metric, str):
+        return None
     for h in HARNESS_METRICS:
         if metric == h:
             return ""
