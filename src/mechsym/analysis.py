@@ -353,3 +353,13 @@ def unavailable_reasons(df: pd.DataFrame, key: str) -> dict[str, str]:
         return {}
     u = df[df["status"] == "unavailable"]
     return {str(k): str(n) for k, n in zip(u[key], u["note"])}
+
+
+def per_machine_text(df: pd.DataFrame, text_of) -> str:
+    """Sentences computed from one machine's rows (`text_of(rows)`, Markdown), for each machine of `df`, each headed
+    by its id when there are several; "No measured results." when there are none."""
+    parts = []
+    for machine, sub in split(df):
+        text = text_of(sub)
+        parts.append(f"**{machine}**\n\n{text}" if machine and len(machines(df)) > 1 else text)
+    return "\n\n".join(parts) or "No measured results."

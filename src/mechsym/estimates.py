@@ -57,15 +57,6 @@ def _from_boot(b: stats.Boot | None, arrays: list[np.ndarray]) -> Estimate | Non
     return Estimate(b.value, b.low, b.high, b.n, b, fact, found)
 
 
-def _clean(groups) -> list[np.ndarray]:
-    out = []
-    for g in groups:
-        a = np.asarray(g, dtype=float)
-        keep = np.isfinite(a).reshape(len(a), -1).all(axis=1) if a.ndim > 1 else np.isfinite(a)
-        out.append(a[keep])
-    return out
-
-
 def estimate(fn: Callable[..., float], *groups, n_boot: int = stats.N_RESAMPLES, level: float = LEVEL,
              seed: int | None = None) -> Estimate | None:
     """fn(median of group 1, median of group 2, ...) with a 95% interval over forks (stats.bootstrap: one group's
@@ -74,7 +65,7 @@ def estimate(fn: Callable[..., float], *groups, n_boot: int = stats.N_RESAMPLES,
     Each group is an array of per-fork values (see analysis.per_fork). None when a group is empty. With fewer than
     MIN_FORKS forks in some group the interval is unbounded."""
     b = stats.bootstrap(fn, groups, level=level, n_resamples=n_boot, seed=seed)
-    return _from_boot(b, _clean(groups))
+    return _from_boot(b, stats.finite_groups(groups))
 
 
 def estimate_with(fn: Callable[..., float], *groups, n_boot: int = stats.N_RESAMPLES, level: float = LEVEL,
@@ -87,7 +78,7 @@ def estimate_with(fn: Callable[..., float], *groups, n_boot: int = stats.N_RESAM
     within-run spread). None when a group is empty; with fewer than MIN_FORKS forks in some group the interval is
     unbounded."""
     b = stats.bootstrap(fn, groups, of_medians=False, level=level, n_resamples=n_boot, seed=seed)
-    return _from_boot(b, _clean(groups))
+    return _from_boot(b, stats.finite_groups(groups))
 
 
 def least(*members: tuple, of_medians: bool = True) -> Estimate | None:
@@ -108,7 +99,7 @@ def _extreme(how: str, members: tuple, of_medians: bool = True) -> Estimate | No
     b = stats.extreme(how, [(m[0], m[1:]) for m in members], of_medians=of_medians)
     if b is None:
         return None
-    arrays = [a for m in members for a in _clean(m[1:])]
+    arrays = [a for m in members for a in stats.finite_groups(m[1:])]
     return _from_boot(b, arrays)
 
 

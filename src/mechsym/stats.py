@@ -83,7 +83,8 @@ class Boot:
         return min(1.0, 2 * min(inside, outside))
 
 
-def _finite_groups(groups: Sequence) -> list[np.ndarray]:
+def finite_groups(groups: Sequence) -> list[np.ndarray]:
+    """Each group without its non-finite forks (a 2-D group: without the forks with any non-finite number)."""
     out = []
     for g in groups:
         a = np.asarray(g, dtype=float)
@@ -101,7 +102,7 @@ def bootstrap(fn: Callable, groups: Sequence, *, of_medians: bool = True, level:
     per-fork arrays themselves (a mean, a spread). Groups of equal fork count are resampled by rounds (one index
     draw for all); others independently. None when a group is empty; with fewer than MIN_FORKS forks in a group
     the interval is unbounded (the caller's verdict says 'too few forks')."""
-    arrays = _finite_groups(groups)
+    arrays = finite_groups(groups)
     if not arrays or any(len(a) == 0 for a in arrays):
         return None
     point = (lambda gs: fn(*[np.median(g, axis=0) for g in gs])) if of_medians else (lambda gs: fn(*gs))

@@ -94,7 +94,11 @@ public class CallerChoose {
         return values;
     }
 
-    /** The kernel's input: {@code words} words of WORD_LENGTH letters, DISTINCT different ones. */
+    /**
+     * The kernel's input: {@code words} words of WORD_LENGTH letters, DISTINCT different ones. A deliberate copy of
+     * SplitCost's generator: the benchmarks' class path does not carry the kernels' jar, and both harnesses must
+     * split the same text.
+     */
     static String input(final int words) {
         final StringBuilder sb = new StringBuilder(words * (WORD_LENGTH + 1));
         for (int w = 0; w < words; w++) {

@@ -156,11 +156,7 @@ def _runs_by_line(df: pd.DataFrame, threads: int) -> pd.DataFrame:
 def findings(df: pd.DataFrame) -> str:
     """The placement finding and what the padded layouts' 2-thread slowdown comes from, in sentences computed from
     these runs (Markdown), machine by machine."""
-    parts = []
-    for machine, sub in analysis.split(df):
-        text = _findings(sub)
-        parts.append(f"**{machine}**\n\n{text}" if machine and len(analysis.machines(df)) > 1 else text)
-    return "\n\n".join(parts) or "No measured results."
+    return analysis.per_machine_text(df, _findings)
 
 
 def _findings(df: pd.DataFrame) -> str:

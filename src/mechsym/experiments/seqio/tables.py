@@ -123,11 +123,7 @@ def regimes_table(df: pd.DataFrame) -> pd.DataFrame:
 
 def findings(df: pd.DataFrame) -> str:
     """A few sentences with the numbers of these runs (Markdown), machine by machine."""
-    parts = []
-    for machine, sub in analysis.split(df):
-        text = _findings(sub)
-        parts.append(f"**{machine}**\n\n{text}" if machine and len(analysis.machines(df)) > 1 else text)
-    return "\n\n".join(parts) or "No measured results."
+    return analysis.per_machine_text(df, _findings)
 
 
 def _findings(df: pd.DataFrame) -> str:
