@@ -168,8 +168,12 @@ def status(meta: dict, root: Path | str | None = None) -> tuple[str, str]:
         return UNKNOWN, f"the checkout has no sweep for '{experiment}'"
     if mine == now:
         return CURRENT, how
-    commit = str((meta.get("provenance") or {}).get("commit") or meta.get("git_commit") or "?")[:7]
-    return STALE, f"measured with older kernels (commit {commit})"
+    return STALE, f"measured with older kernels (commit {commit_of(meta)})"
+
+
+def commit_of(meta: dict, default: str = "?") -> str:
+    """The short commit a stored run names: its provenance's, else the git_commit it recorded before provenance."""
+    return str((meta.get("provenance") or {}).get("commit") or meta.get("git_commit") or default)[:7]
 
 
 def is_current(meta: dict, root: Path | str | None = None) -> bool:
@@ -184,9 +188,8 @@ def banner(metas: list[dict], root: Path | str | None = None) -> str | None:
         return None
     parts = []
     for m, (st, why) in old:
-        commit = str((m.get("provenance") or {}).get("commit") or m.get("git_commit") or "unknown")[:7]
         if st == STALE:
-            parts.append(f"run {m.get('run_id')} was measured with older kernels (commit {commit})")
+            parts.append(f"run {m.get('run_id')} was measured with older kernels (commit {commit_of(m, 'unknown')})")
         else:
             parts.append(f"run {m.get('run_id')} was measured with code that cannot be traced ({why})")
     return ("Stale results: " + "; ".join(parts) + ". Its numbers may not be those of the kernels in this checkout: "

@@ -111,13 +111,12 @@ def command() -> int:
 
 
 def _code(meta: dict) -> str:
-    """'current', 'stale (4bea8ad)' or 'unknown (dirty tree)' for the list of stored runs."""
+    """'current' (with ' (allow-dirty)' when so recorded), 'stale 4bea8ad' or 'unknown' for the list of stored runs."""
     from .. import provenance
 
-    state, why = provenance.status(meta)
-    commit = str((meta.get("provenance") or {}).get("commit") or meta.get("git_commit") or "?")[:7]
+    state, _ = provenance.status(meta)
     if state == provenance.CURRENT:
         return "current" + (" (allow-dirty)" if (meta.get("provenance") or {}).get("allow_dirty") else "")
     if state == provenance.STALE:
-        return f"stale {commit}"
+        return f"stale {provenance.commit_of(meta)}"
     return "unknown"

@@ -39,7 +39,7 @@ def stale_experiments(names: list[str] | None = None) -> list[tuple[str, str]]:
 
 def command(args) -> int:
     from .. import experiments, sweep
-    from .run import _per_fork_seconds
+    from .run import per_fork_seconds
 
     names = [n.strip() for n in args.experiments.split(",")] if args.experiments else None
     for n in names or []:
@@ -55,7 +55,7 @@ def command(args) -> int:
     for name, why in todo:
         module = experiments.get(name)
         forks = sum(c.forks for c in sweep.plan(module, PRESET) if not c.unavailable)
-        per_fork, _ = _per_fork_seconds(name, PRESET)
+        per_fork, _ = per_fork_seconds(name, PRESET)
         if per_fork is None:
             unknown.append(name)
             est = "duration unknown"

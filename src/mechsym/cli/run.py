@@ -42,7 +42,7 @@ def command(args) -> int:
     return 0
 
 
-def _per_fork_seconds(experiment: str, preset: str) -> tuple[float | None, str]:
+def per_fork_seconds(experiment: str, preset: str) -> tuple[float | None, str]:
     """Seconds a fork took in earlier complete runs of the same preset (this machine's when it has any), and
     where that comes from."""
     import statistics
@@ -76,7 +76,7 @@ def _plan_summary(experiment: str, preset: str, cells) -> list[str]:
     skipped = len(cells) - len(runnable)
     line = (f"{experiment} [{preset}]: {len(runnable)} cells, {forks} forks"
             + (f" ({skipped} cells not measurable here, stored with the reason)" if skipped else ""))
-    per_fork, source = _per_fork_seconds(experiment, preset)
+    per_fork, source = per_fork_seconds(experiment, preset)
     if per_fork is None:
         line += f"; no earlier {preset} run of {experiment} to estimate its duration from"
     else:

@@ -116,13 +116,13 @@ def run_line(meta: dict) -> str:
 
 
 def stale_mark(meta: dict) -> str:
-    """'STALE (commit 4bea8ad)', 'UNTRACEABLE (dirty tree)' or '' for a run made by the checkout's kernels."""
+    """'STALE: older kernels (commit 4bea8ad)', 'STALE: code unknown (why)', or for a run made by the checkout's
+    kernels '' ('ALLOW-DIRTY' when it was measured on a tree with uncommitted changes)."""
     from .. import provenance
 
     state, why = provenance.status(meta)
     if state == provenance.CURRENT:
         return "ALLOW-DIRTY" if (meta.get("provenance") or {}).get("allow_dirty") else ""
-    commit = str((meta.get("provenance") or {}).get("commit") or meta.get("git_commit") or "?")[:7]
     if state == provenance.STALE:
-        return f"STALE: older kernels (commit {commit})"
+        return f"STALE: older kernels (commit {provenance.commit_of(meta)})"
     return f"STALE: code unknown ({why})"
