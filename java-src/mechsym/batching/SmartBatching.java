@@ -28,27 +28,20 @@ import mechsym.common.Threads;
  * (a "bathtub"), serial's rises (a J-curve).
  *
  * <p>The simulation. The device ({@code --device}) takes {@code --device-us} per write whatever the packet holds:
- * {@code spin} busy-waits on {@code System.nanoTime()} (exact, but it holds a CPU, as a synchronous write that
- * polls does), {@code park} sleeps with {@code LockSupport.parkNanos} (frees the CPU, overshoots by the timer's
- * slack); each write's real duration is measured and reported ({@code device_ns}). Message {@code i} of a run
- * arrives at {@code t0 + (i / burst) x interval}: {@code --bursts} bursts of {@code --burst} messages, one per
- * producer thread ({@code burst} producers), each parked until its message's arrival time. Latency is from that
- * scheduled arrival to the end of the write that carried the message, so a producer that is still blocked on the
- * lock when its next message is due counts the wait (no coordinated omission); how late producers wake up is
- * reported ({@code wakeup_late_*}), the harness's own floor.
- * <ul>
- *   <li>{@code --mode=serial}: each producer takes a {@code ReentrantLock} guarding the device and writes a packet
- *       holding its one message (the post's "threads write to device API directly").</li>
- *   <li>{@code --mode=batching}: producers {@code offer} to a {@code ConcurrentLinkedQueue}; one batcher thread runs
- *       the post's algorithm: wait until the queue has something ({@code --wait}: {@code spin} or {@code yield}),
- *       then poll until it is empty, putting each message into a {@code ByteBuffer} of {@code --packet-bytes} and
- *       sending the buffer first when the message does not fit, then send what is left.</li>
- * </ul>
- * A message is {@code --message-bytes} long (its id, then padding); the device reads the ids back from every
- * packet. Protocols: {@code post}, the post's worked example: one burst per run against an idle device
- * ({@code --bursts=1}; warm-up runs of one burst each may come first, so that the burst meets a running system, not
- * a cold JVM); {@code lab}: warm-up runs, then several measured runs of {@code --bursts} bursts each (a burst every
- * {@code --interval-us}), one row set per run.
+ * {@code spin} busy-waits on {@code nanoTime} (exact, but holds a CPU), {@code park} sleeps with
+ * {@code parkNanos} (overshoots by the timer's slack); each write's real duration is reported ({@code device_ns}).
+ * {@code --bursts} bursts of {@code --burst} messages, one per producer thread, a burst every
+ * {@code --interval-us}; each producer parks until its message's arrival time. Latency runs from that scheduled
+ * arrival to the end of the write that carried the message, so a producer still blocked on the lock counts the
+ * wait (no coordinated omission); how late producers wake up is reported ({@code wakeup_late_*}).
+ * {@code --mode=serial}: each producer takes a {@code ReentrantLock} guarding the device and writes a packet of
+ * its one message (the post's "threads write to device API directly"). {@code --mode=batching}: producers
+ * {@code offer} to a {@code ConcurrentLinkedQueue}; one batcher thread runs the post's algorithm: wait until the
+ * queue has something ({@code --wait}: {@code spin} or {@code yield}), poll until it is empty, filling a
+ * {@code ByteBuffer} of {@code --packet-bytes} and sending it when the next message does not fit, then send the
+ * rest. Protocols: {@code post}, the post's worked example, one burst per run against an idle device (warm-up
+ * runs of one burst may come first, so the burst meets a running system, not a cold JVM); {@code lab}: warm-up
+ * runs, then measured runs of {@code --bursts} bursts each.
  *
  * <p>Checks, after each run: the device saw every message exactly once, the packets carried exactly the messages
  * sent, and every message's write ended after it arrived. {@code --inject=drop-one} (tests) makes the device lose
@@ -59,10 +52,9 @@ import mechsym.common.Threads;
  *   java -cp build/mechsym.jar mechsym.batching.SmartBatching --mode=serial --burst=10 --bursts=100
  *   java -cp build/mechsym.jar mechsym.batching.SmartBatching --mode=batching --burst=10 --bursts=100
  * </pre>
- * prints CSV per run: {@code latency_best}, {@code latency_mean}, {@code latency_worst}, {@code latency_p50},
- * {@code latency_p99} (ns), {@code packets}, {@code messages}, {@code packets_per_burst}, {@code device_ns} (mean
- * real write time), {@code wakeup_late_median}, {@code wakeup_late_max} (ns). Serial: a 10-message burst takes
- * ~1 ms, mean ~550 µs; batching: ~2 packets, mean ~200 µs.
+ * Per run {@code latency_best}, {@code _mean}, {@code _worst}, {@code _p50}, {@code _p99} (ns), {@code packets},
+ * {@code packets_per_burst}, {@code device_ns}, {@code wakeup_late_median}/{@code _max}. Serial: a 10-message
+ * burst takes ~1 ms, mean ~550 µs; batching: ~2 packets, mean ~200 µs.
  */
 public final class SmartBatching {
     public static final List<String> PROTOCOLS = List.of("lab", "post");
