@@ -284,6 +284,8 @@ def overview_table(machine: str | None = None, root: Path | None = None, preset:
 
     out = []
     for experiment, specs in SPECS.items():
+        if root is None and not run_checksums(experiment):
+            continue   # no JMH run stored at all: nothing to load
         if store.load(experiment, machine, root=root, preset=preset, protocol=PROTOCOL).empty:
             continue
         for spec in specs:
@@ -551,11 +553,23 @@ def run_ids(experiment: str, machine: str | None = None, root: Path | None = Non
 def run_checksums(experiment: str) -> list:
     """[machine, run id, csv_sha256, rows] of every stored JMH run of the experiment (every machine, every preset: a
     superset of what claim_rows reads), for the verdict cache's key."""
+    import json
+
     from . import store
 
-    try:
-        metas = store.chosen_runs(experiment, "all", latest=False, protocol=PROTOCOL)
-    except MechsymError:
-        return []
-    return sorted([str(m.get("_machine")), str(m.get("run_id")), str(m.get("csv_sha256")), str(m.get("rows"))]
-                  for m in metas)
+    out = []
+    for machine, _, e, path in store.index():   # the sidecars only: no CSV is read or hashed here
+        if e != experiment:
+            continue
+        try:
+            meta = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(meta, dict) and (meta.get("overrides") or {}).get("protocol") == PROTOCOL:
+            out.append([str(machine), str(meta.get("run_id")), str(meta.get("csv_sha256")), str(meta.get("rows"))])
+    return sorted(out)
+
+
+def stored_experiments() -> list[str]:
+    """The experiments of SPECS with at least one stored JMH run (any machine), from the sidecars alone."""
+    return [e for e in SPECS if run_checksums(e)]
