@@ -158,9 +158,16 @@ nb.collapsed(exp.forks_table(df), exp.forks_table(df, ["disruptor-yielding", "ab
 # %% [markdown]
 # ## What does JMH say?
 #
-# No JMH cell here yet: `mechsym.jmh.SpscQueues` measures `ArrayBlockingQueue` (`queue=abq`) as a producer/consumer
-# group, but the Disruptor itself has no JMH benchmark and this experiment has no `--protocol jmh` cells, so nothing
-# here is set beside JMH.
+# The same headline cells measured by JMH (`jmh-src/mechsym/jmh/RingBufferVsQueue.java`: JMH's thread publishes
+# 100,000 events per call to the kernel's channels and waits for the consumer thread, `@OperationsPerInvocation`),
+# a harness that guards against dead code, constant folding and missing warm-up by construction. The post's
+# protocol, the lab's and JMH's side by side from the stored runs (cross-core), with lab/JMH and its interval; where
+# the two harnesses differ by more than 10% the table says why (data/jmh/explanations.csv), or says UNEXPLAINED.
+
+# %%
+from mechsym import jmh
+
+jmh.section(exp.NAME, MACHINE)
 
 # %% [markdown]
 # ## Verdicts
