@@ -135,6 +135,9 @@ class Separation:
     perfect: bool       # every fork of one mode lies below every fork of the other in this column
     tested: int         # how many recorded columns were compared
 
+    def short(self) -> str:
+        return f"{self.column} goes with the mode: r = {self.r:+.2f}, permutation p = {self.p:.2g}"
+
     def text(self) -> str:
         clean = "; it splits the forks exactly" if self.perfect else ""
         return (f"{self.column} separates the modes (r = {self.r:+.2f}, permutation p = {self.p:.2g}, the best of "
@@ -328,7 +331,8 @@ def fork_table(cells: list[ModalCell]) -> pd.DataFrame:
     parts = []
     for c in cells:
         f = c.forks.copy()
-        f.insert(0, "cell", c.label + (f" ({c.machine})" if c.machine else ""))
+        several = len({x.machine for x in cells}) > 1
+        f.insert(0, "cell", c.label + (f" ({c.machine})" if several and c.machine else ""))
         f["value"] = f["value"].map(lambda v, u=c.unit: analysis.fmt_value(v, u))
         parts.append(f)
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()

@@ -277,8 +277,8 @@ def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, prot
             f"{MIN_FORKS} (the standard preset runs more)", why) if x)
     elif est.modes and not claim.shape:
         outcome = INCONCLUSIVE
-        per_mode = tuple((m.label, judge(claim, m.est, scope=scope, protocol=protocol, machine=machine,
-                                         why="one mode of a bimodal cell", run_id=run_id, stand_in=stand_in))
+        per_mode = tuple((m.label, _judge_mode(claim, m.est, scope=scope, protocol=protocol, machine=machine,
+                                               run_id=run_id, stand_in=stand_in))
                          for m in getattr(est, "per_mode", ()))
         reason = "; ".join(["bimodal: " + "; ".join(m.text(si) for m in est.modes)
                             + "; one interval over both clusters means nothing, more forks do not help"
@@ -302,6 +302,15 @@ def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, prot
                    None if not np.isfinite(est.low) else est.low, None if not np.isfinite(est.high) else est.high,
                    est.forks, run_id=run_id, p_value=est.p_value(rule) if outcome in DECISIVE else None,
                    near=near, fact=est.fact, modes=per_mode)
+
+
+def _judge_mode(claim: Claim, est: Estimate | None, **kw) -> Verdict:
+    """One mode of a bimodal cell judged as a cell of its own (mechsym.modes cut the group to the mode's forks)."""
+    v = judge(claim, est, why="one mode of a bimodal cell", **kw)
+    if v.outcome == INCONCLUSIVE and 0 < v.forks < MIN_FORKS and not v.fact:
+        v = replace(v, why=f"one mode of a bimodal cell: {v.forks} fork{'s' if v.forks != 1 else ''}, an interval "
+                    f"needs at least {MIN_FORKS}; more forks would give each mode its own")
+    return v
 
 
 def _near(rule: Rule, est: Estimate) -> bool:
