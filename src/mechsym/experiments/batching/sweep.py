@@ -46,7 +46,8 @@ def cell_for(mode: str, burst: int, preset: str, jdk: Jdk | None, protocol: str 
     else:
         runs, warmup, bursts = p["runs"], p["warmup_runs"], p["bursts"]
     params = {"protocol": protocol, "mode": mode, "burst": burst, "bursts": bursts, "interval-us": interval,
-              "device-us": DEVICE_US, "device": device, "arrivals": ARRIVALS[group], "runs": runs, "warmup-runs": warmup}
+              "device-us": DEVICE_US, "device": device, "arrivals": ARRIVALS[group], "runs": runs,
+              "warmup-runs": warmup}
     # one producer thread issues every producer's sends (the kernel's comment: why), plus the batcher
     labels = {"group": group, "load": "" if load is None else load, "threads": 1 + (mode == "batching")}
     return Cell(variant=mode, kernel=KERNEL, params=params, labels=labels, jdk=jdk, forks=p["forks"],
