@@ -56,8 +56,7 @@ def table_forks(df: pd.DataFrame, protocol, jdk: str) -> dict[str, np.ndarray]:
 
 def median(df: pd.DataFrame, metric: str = "ns_per_op", **cell) -> float | None:
     """The median of the lab's measured runs of one cell (None when there are none)."""
-    m = analysis.where(rows(df, metric), protocol="lab", **cell)
-    return float(m["value"].median()) if len(m) else None
+    return analysis.runs_median(analysis.where(rows(df, metric), protocol="lab", **cell))
 
 
 def post_ms(ref: pd.DataFrame) -> pd.Series:
