@@ -52,9 +52,7 @@ import mechsym.common.Threads;
  * written after it was due; {@code --inject=drop-one} loses one: exit 3.
  *
  * <p>How to run and what you should see (either mode):
- * <pre>
- *   java -cp build/mechsym.jar mechsym.batching.SmartBatching --mode=serial --burst=10 --bursts=100
- * </pre>
+ * <pre>  java -cp build/mechsym.jar mechsym.batching.SmartBatching --mode=serial --burst=10 --bursts=100</pre>
  * CSV per run: {@code latency_best|mean|worst|p50|p99}, {@code packets},
  * {@code packets_per_burst}, {@code device_ns}, {@code wakeup_late_median|max}. Serial: mean ~550 µs, 10 packets a
  * burst; batching: ~100-200 µs in 1-2 packets.
