@@ -330,8 +330,6 @@ CLAIM_CELLS: dict[str, ClaimCells] = {
         "singlewriter", ({"variant": "lock", "threads": 2}, {"variant": "barrier", "threads": 1}), _ratio),
     "writecombining.split-faster": ClaimCells(
         "writecombining", ({"variant": "single-loop"}, {"variant": "split-loops"}), _ratio),
-    "writecombining.factor-two": ClaimCells(
-        "writecombining", ({"variant": "single-loop"}, {"variant": "split-loops"}), _ratio),
     "callerchoose.reuse-faster": ClaimCells(
         "callerchoose", ({"variant": "list", "words": 8}, {"variant": "split", "words": 8}), _ratio),
     "callerchoose.reuse-allocates-less": ClaimCells(
