@@ -111,8 +111,8 @@ nb.table(exp.forks_table(df))
 # %% [markdown]
 # ### Why two threads with CAS are fast in some forks and slow in others
 #
-# Pinned or not, the two-thread CAS cell splits into fast and slow forks (8.9-19.7 ns per increment in the stored
-# runs of 2026-11-22). A fork whose threads never met would cost a one-thread CAS (~5 ns) and count no failed CAS;
+# Pinned or not, the two-thread CAS cell splits into fast and slow forks (lab harness, stored run of 2026-11-26:
+# JDK 17 10.3-16.5 ns, C 10.3-20.5 ns per increment). A fork whose threads never met would cost a one-thread CAS (~5 ns) and count no failed CAS;
 # a failure count above 0 says the two threads were at the counter at once. What else differs between the fast and
 # the slow forks is how often the counter's cache line moves: the kernel
 # counts each thread's failed CAS attempts (the other thread took the line between the read and the CAS), in a
