@@ -455,10 +455,8 @@ CLAIM_CELLS: dict[str, ClaimCells] = {
                               (("plain", 1), ("barrier", 1), ("cas", 1), ("cas", 2), ("lock", 1), ("lock", 2))),
         _singlewriter_smallest_step),
     "singlewriter.lock-contention-orders": ClaimCells(
-        "singlewriter", ({"variant": "lock", "threads": 2}, {"variant": "plain", "threads": 1}), _ratio),
+        "singlewriter", ({"variant": "lock", "threads": 2}, {"variant": "barrier", "threads": 1}), _ratio),
     "writecombining.split-faster": ClaimCells(
-        "writecombining", ({"variant": "single-loop"}, {"variant": "split-loops"}), _ratio),
-    "writecombining.factor-two": ClaimCells(
         "writecombining", ({"variant": "single-loop"}, {"variant": "split-loops"}), _ratio),
     "callerchoose.reuse-faster": ClaimCells(
         "callerchoose", ({"variant": "list", "words": 8}, {"variant": "split", "words": 8}), _ratio),
