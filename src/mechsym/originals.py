@@ -195,10 +195,10 @@ def _free_port() -> int:
 COMPARISONS = [
     ("ipc-ping p50", 25, dict(
         experiment="pingbuffet",
-        kernel="mechsym.ping.PingBuffet --mode=ipc-spin --protocol=post --pings=1000000 --runs={rows} --pin=0,1",
+        kernel="mechsym.ping.PingBuffet --mode=ipc-spin --protocol=post --pings=1000000 --runs={rows}",
         listing="{py} -m mechsym.originals listing ipc-ping --rows={rows}",
         kernel_figure="csv:rtt_p50", listing_figure=r"^\d+,(\d+),\d+,\d+,\d+,\d+,\d+$", direction="duration",
-        cell="ipc-spin, 32-byte message, CAS spin, 1 M pings x {rows} rows, median of the rows' p50",
+        cell="ipc-spin, 32-byte message, CAS spin, 1 M pings x {rows} rows, unpinned, median of the rows' p50",
         listing_label="java-ping 99d6df0 IpcPingClient/IpcPingServer, compiled outside the repository, stopped "
                       "after {rows} rows")),
     ("tcp-spin-ping p50", 20, dict(

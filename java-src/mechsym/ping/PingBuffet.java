@@ -47,12 +47,12 @@ import mechsym.common.Kernels;
  * ends), {@code --wait-nanos=N} busy-waits N ns between pings (client, outside
  * the timed ping). Modes: see {@link Links}. {@code timer} starts no server.
  *
- * <p>Differences from java-ping at the post's date (2013-06-30): its IPC ping
- * copies a 32-byte message and spins on a CAS of the echo counter; here one
- * 8-byte sequence number goes out with a release store and comes back through
- * an acquire load (no copy, no CAS). Its {@code -DwaitNanos} parks
- * ({@code LockSupport.parkNanos}, tens of µs on Linux); {@code --wait-nanos}
- * here busy-waits. Its rows are 100,000 socket or 1,000,000 IPC pings.
+ * <p>Differences from java-ping at the post's date (2013-06-30, 99d6df0): its IPC
+ * ping copies a 32-byte message and spins on a CAS of the echo counter, and so
+ * does this one ({@link Links}), the message carrying the sequence number that
+ * the check reads. Its {@code -DwaitNanos} parks ({@code LockSupport.parkNanos},
+ * tens of µs on Linux); {@code --wait-nanos} here busy-waits. Its rows are
+ * 100,000 socket or 1,000,000 IPC pings.
  *
  * <p>Protocols ({@code --protocol}): {@code post} keeps every round trip in a
  * {@code long[]} and reads the percentiles off the sorted array at index
