@@ -193,7 +193,7 @@ def _free_port() -> int:
 #: (name, expected seconds per set on a 2-vCPU VM, fidelity-run arguments); {py} is this Python, {rows} the
 #: listing's rows. A set is the kernel and the listing twice.
 COMPARISONS = [
-    ("ipc-ping p50", 25, dict(
+    ("ipc-ping p50", 15, dict(
         experiment="pingbuffet",
         kernel="mechsym.ping.PingBuffet --mode=ipc-spin --protocol=post --pings=1000000 --runs={rows}",
         listing="{py} -m mechsym.originals listing ipc-ping --rows={rows}",
@@ -201,7 +201,7 @@ COMPARISONS = [
         cell="ipc-spin, 32-byte message, CAS spin, 1 M pings x {rows} rows, unpinned, median of the rows' p50",
         listing_label="java-ping 99d6df0 IpcPingClient/IpcPingServer, compiled outside the repository, stopped "
                       "after {rows} rows")),
-    ("tcp-spin-ping p50", 20, dict(
+    ("tcp-spin-ping p50", 25, dict(
         experiment="pingbuffet",
         kernel="mechsym.ping.PingBuffet --mode=tcp-spin --protocol=post --pings=100000 --runs={rows}",
         listing="{py} -m mechsym.originals listing tcp-spin-ping --rows={rows}",
@@ -209,7 +209,7 @@ COMPARISONS = [
         cell="tcp-spin, 32-byte message, 100 k pings x {rows} rows, unpinned, median of the rows' p50",
         listing_label="java-ping 99d6df0 PingMain -client/-server -spin -Dloop={rows}, compiled outside the "
                       "repository")),
-    ("ipc-queue throughput", 40, dict(
+    ("ipc-queue throughput", 30, dict(
         experiment="ipcqueue",
         kernel="mechsym.ipc.IpcThroughput --protocol=post --capacity=65536 --messages=50000000 --runs={rows}",
         listing="{py} -m mechsym.originals listing ipc-queue --rows={rows}",
