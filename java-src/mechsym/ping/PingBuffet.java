@@ -39,10 +39,10 @@ import mechsym.common.Kernels;
  * empty spin, {@code --wait-nanos=N} waits N ns between pings, outside the timed ping. Modes ({@code --mode}):
  * see {@link Links}; {@code timer} starts no server.
  *
- * <p>Deliberate differences from java-ping at the post's date: its IPC ping copies a 32-byte message and spins
- * on a CAS of the echo counter, here one 8-byte sequence number goes out with a release store and comes back
- * through an acquire load; its {@code -DwaitNanos} parks (tens of µs on Linux), {@code --wait-nanos}
- * busy-waits.
+ * <p>Differences from java-ping at the post's date (2013-06-30, 99d6df0): its IPC ping copies a 32-byte
+ * message and spins on a CAS of the echo counter, and so does this one ({@link Links}), the message carrying
+ * the sequence number the check reads. Its {@code -DwaitNanos} parks ({@code LockSupport.parkNanos}, tens of
+ * µs on Linux); {@code --wait-nanos} here busy-waits. Its rows are 100,000 socket or 1,000,000 IPC pings.
  *
  * <p>Protocols ({@code --protocol}): {@code post} keeps every round trip in a {@code long[]} and reads the
  * percentiles off the sorted array at {@code (int)(N * p)}, as the post chose raw data over a histogram;

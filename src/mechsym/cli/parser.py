@@ -110,6 +110,9 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--machine", default=None, help="a stored machine id, or 'all' (default: this machine)")
     rep.add_argument("--only", default=None, help="notebooks to render, e.g. 00-overview,01-lock-implementations")
     rep.add_argument("--with-code", action="store_true", help="keep the code cells in the pages (left out by default)")
+    from .fidelityrun import add_parser
+
+    add_parser(sub, _Once, _OnceFlag)
     return p
 
 
