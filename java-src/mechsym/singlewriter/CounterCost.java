@@ -45,18 +45,13 @@ import mechsym.common.Threads;
  * compiled while it runs. {@code lab} (the default): warm-up runs first, then {@code --runs}; two threads wait
  * at a latch that the clock's start opens. After every run the counter must equal {@code --iterations} (which
  * must divide by the thread count); {@code --pin} pins each thread before the clock. Rows per run:
- * {@code duration} (ns), {@code increments}, {@code ns_per_op}, and its JIT and GC time ({@link JitGc}); for
- * {@code cas}, {@code cas_failures_per_op} (failed CAS attempts per increment, counted in a local in each thread's
- * loop and summed after the run: 0 for one thread; with two, how often the line moved between a read and its CAS).
+ * {@code duration} (ns), {@code increments}, {@code ns_per_op}, JIT and GC time ({@link JitGc}); for {@code cas},
+ * {@code cas_failures_per_op} (failed CAS attempts per increment, counted in a local, summed after the run).
  * {@code --inject=lose-one} (tests) makes the first thread's share one short: exit 3, no number, every time.
  * Compared with the simplest program for the table: {@code data/fidelity/singlewriter.csv}.
  *
- * <p>How to run and what you should see:
- * <pre>
- *   java -cp build/mechsym.jar mechsym.singlewriter.CounterCost --method=plain --iterations=500000000
- *   java -cp build/mechsym.jar mechsym.singlewriter.CounterCost --method=lock --threads=2 --pin=0,1 ...
- * </pre>
- * Under a nanosecond per increment for {@code plain}, ~0.01 ns for {@code plain-foldable}, several ns for
+ * <p>How to run: {@code java -cp build/mechsym.jar mechsym.singlewriter.CounterCost --method=lock --threads=2
+ * --pin=0,1 --iterations=500000000}. What you should see: under a nanosecond per increment for {@code plain}, ~0.01 ns for {@code plain-foldable}, several ns for
  * {@code barrier}, {@code cas} and {@code fence-full}, a plain store's cost for {@code release} and the other
  * fences, and tens to hundreds of ns with two threads.
  */
