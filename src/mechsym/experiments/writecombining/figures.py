@@ -11,7 +11,7 @@ from matplotlib.ticker import FuncFormatter
 from ... import analysis, plots
 from .claims import FASTER
 from .rows import ORDERS, rows
-from .sweep import POST_ARRAYS, SPLIT
+from .sweep import LISTINGS, POST_ARRAYS, SPLIT
 
 TWO_DECIMALS = FuncFormatter(lambda y, _p: f"{y:.2f}")
 CASE_COLORS = {"single loop": "#D55E00", "split loops": "#0072B2"}
@@ -66,7 +66,7 @@ def plot_sweep(df: pd.DataFrame):
     threshold of the claims."""
     parts = list(analysis.split(rows(df)))
     panels = [(machine, rt, g) for machine, sub in parts for rt, g in
-              analysis.sort_by(sub[sub["variant"] != "listing"], ORDERS).groupby("runtime", sort=False)]
+              analysis.sort_by(sub[~sub["variant"].isin(LISTINGS)], ORDERS).groupby("runtime", sort=False)]
     if not panels:
         fig, axes = plots.grid(1)
         plots.empty(axes[0], "no sweep runs")
