@@ -73,7 +73,7 @@ def spans(fork: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"repetition": w["iteration"].astype(int) + 1,
                          "case": np.where(pd.to_numeric(w["per_loop"]) == arrays, "single loop", "split loops"),
                          "start": w[UPTIME_START], "end": w[UPTIME_END], "ns_per_store": w["ns_per_store"]}
-                        ).sort_values("start").reset_index(drop=True)
+                        ).sort_values(["repetition", "case"]).reset_index(drop=True)   # the listing's order
 
 
 def events(fork: pd.DataFrame) -> pd.DataFrame:
@@ -95,11 +95,11 @@ def events(fork: pd.DataFrame) -> pd.DataFrame:
 @analysis.by_machine
 def events_table(df: pd.DataFrame) -> pd.DataFrame:
     """Every compilation event of the timed loops (loop6, splitLoop) in each JIT-logged fork, with the timed run
-    it fell in; empty when the rows have none."""
+    it fell in; :func:`not_recorded` when the rows have none."""
     out = [e[e["method"].isin(list(TIMED))].assign(runtime=rt) for rt, f in forks(df).items() for e in [events(f)]]
     out = [o for o in out if len(o)]
     if not out:
-        return pd.DataFrame()
+        return not_recorded()
     t = pd.concat(out, ignore_index=True)
     return t[["runtime"] + [c for c in t.columns if c != "runtime"]]
 
@@ -107,7 +107,8 @@ def events_table(df: pd.DataFrame) -> pd.DataFrame:
 @analysis.by_machine
 def runs_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per JIT-logged fork and timed run: its ns per store, the compilations of its loop the JIT started before
-    it (not made not entrant by then) and those during it: which code the repetition could have entered."""
+    it (not made not entrant by then) and those during it: which code the repetition could have entered;
+    :func:`not_recorded` when the rows have none."""
     out = []
     for rt, f in forks(df).items():
         e = f[f["metric"] == JIT_EVENT]
@@ -122,7 +123,12 @@ def runs_table(df: pd.DataFrame) -> pd.DataFrame:
                         "ns/store": f"{s.ns_per_store:.3f}", "ms": int(s.end - s.start),
                         "compiled before it, still entrant": _list(before),
                         "events during it": _list(during, kinds=True)})
-    return pd.DataFrame(out)
+    return pd.DataFrame(out) if out else not_recorded()
+
+
+def not_recorded() -> pd.DataFrame:
+    """What a table shows for rows without a JIT-logged fork: one row saying so."""
+    return pd.DataFrame({"compilation events": [NOT_RECORDED]})
 
 
 def _list(ev: pd.DataFrame, kinds: bool = False) -> str:
