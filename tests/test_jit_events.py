@@ -14,7 +14,6 @@ import pytest
 from mechsym import harness, nb, store
 from mechsym.cpus import Cpu, Topology
 from mechsym.experiments import writecombining as exp
-from mechsym.experiments.writecombining import jit
 
 JDK17 = """\
 [176ms]    1       3       java.lang.Object::<init> (1 bytes)
@@ -130,8 +129,9 @@ def test_the_smoke_run_stores_placed_events(smoke_rows):
     df = smoke_rows[smoke_rows["variant"] == "listing-jit"]
     ev = df[df["metric"] == harness.JIT_EVENT]
     assert len(ev) and set(ev["jit_method"].str.split("::").str[0]) == {"WriteCombining"}
-    spans = jit.spans(next(iter(jit.forks(smoke_rows).values())))
-    assert (spans["start"] <= spans["end"]).all() and (spans["end"].iloc[:-1].values <= spans["start"].iloc[1:].values).all()
+    spans = exp.jit_spans(next(iter(exp.jit_forks(smoke_rows).values())))
+    assert (spans["start"] <= spans["end"]).all()
+    assert (spans["end"].iloc[:-1].to_numpy() <= spans["start"].iloc[1:].to_numpy()).all()   # one after another
     assert list(zip(spans["repetition"], spans["case"])) == [
         (r, c) for r in (1, 2, 3) for c in ("single loop", "split loops")]
     for e in ev.itertuples():
@@ -141,17 +141,17 @@ def test_the_smoke_run_stores_placed_events(smoke_rows):
 
 def test_the_notebook_section_with_events(smoke_rows):
     runs = exp.jit_runs_table(smoke_rows)
-    assert len(runs) == 6 * len(jit.forks(smoke_rows)) and "compiled before it, still entrant" in runs
+    assert len(runs) == 6 * len(exp.jit_forks(smoke_rows)) and "compiled before it, still entrant" in runs
     fig = exp.plot_jit_timeline(smoke_rows)
-    assert len(fig.axes) == len(jit.forks(smoke_rows))
+    assert len(fig.axes) == len(exp.jit_forks(smoke_rows))
     html = nb.collapsed(exp.jit_events_table(smoke_rows), runs).data
     assert "WriteCombining::" in html and "not recorded" not in html
 
 
 def test_the_notebook_section_without_events(smoke_rows):
     plain = smoke_rows[smoke_rows["variant"] != "listing-jit"]
-    assert jit.forks(plain) == {}
+    assert exp.jit_forks(plain) == {}
     for table in (exp.jit_runs_table(plain), exp.jit_events_table(plain)):
-        assert list(table.iloc[:, 0]) == [jit.NOT_RECORDED]
+        assert list(table.iloc[:, 0]) == [exp.NOT_RECORDED]
     fig = exp.plot_jit_timeline(plain)
     assert any("not recorded in this run" in t.get_text() for t in fig.axes[0].texts)

@@ -85,8 +85,8 @@ def sweep_cell(variant: str, arrays: int, preset: str, jdk: Jdk | None) -> Cell:
 
 
 def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Cell]:
-    """The listing's cells (every JDK and C; smoke: the first JDK), one JIT-logged fork of it per JDK, then the sweep (every JDK and C): one loop of
-    N for every N, and the listing's SplitLoop alone.
+    """The listing's cells (every JDK and C; smoke: the first JDK), one JIT-logged fork of it per JDK, then the sweep
+    (every JDK and C): one loop of N for every N, and the listing's SplitLoop alone.
 
     One thread, no pinning: the listing ran unpinned, and write combining is a property of the core that runs the
     loop. The run loop interleaves the forks round-robin over the cells."""
