@@ -63,9 +63,11 @@ def _ff(threads: int, padded: bool, size: int) -> Listing:
     return Listing("2011-07-30-false-sharing.md", "FalseSharing", tuple(edits), size, 2_000_000)
 
 
-#: name -> listing. Sizes: a set is three JVMs; where the post's size makes one take > 30 s here it is cut
-#: (unpadded false sharing at 500 M is 7-12 s a JVM; write combining at 2^31 - 1 about 13 s; the ping-pongs
-#: at 10^9 and 2 x 10^7 exchanges 26 s and 50-400 s).
+#: name -> listing. Sizes: a set is three JVMs; where the post's own size makes a set take > 30 s here it is cut
+#: (per JVM, from the post-protocol cells of the stored standard run of 2026-11-26 on a 2-vCPU EPYC: unpadded
+#: false sharing, 2 threads x 500 M writes, 7-12 s; write combining at 2^31 - 1 iterations about 13 s; the volatile
+#: ping-pong's 500 M round trips 26 s; the locked ping-pong's 10 M round trips 50-440 s). Kept: padded false
+#: sharing (2.6-6.7 s), AtomicLong (2.4 s one thread, 3.6 s two).
 LISTINGS = {
     "false-sharing-padded-2": _ff(2, True, 500_000_000),
     "false-sharing-unpadded-2": _ff(2, False, 200_000_000),
@@ -243,12 +245,14 @@ COMPARISONS = [
     ("write-combining SingleLoop", 12, "write-combining", "", dict(
         experiment="writecombining",
         kernel="mechsym.writecombining.WriteCombining --protocol=post --iterations={n} --items=16777216 --runs=3",
-        kernel_figure=r"^6,6,\d+,false,duration,(\d+),ns$", listing_figure=r"^\d+ SingleLoop\s+duration \(ns\) = (\d+)$",
+        kernel_figure=r"^6,6,\d+,false,duration,(\d+),ns$",   # arrays,per_loop,iteration,warmup,metric,value,unit
+        listing_figure=r"^\d+ SingleLoop\s+duration \(ns\) = (\d+)$",
         direction="duration", cell="SingleLoop, {N} iterations, 2^24 items, median of the 3 repetitions")),
     ("write-combining SplitLoop", 12, "write-combining", "", dict(
         experiment="writecombining",
         kernel="mechsym.writecombining.WriteCombining --protocol=post --iterations={n} --items=16777216 --runs=3",
-        kernel_figure=r"^6,3,\d+,false,duration,(\d+),ns$", listing_figure=r"^\d+ SplitLoop\s+duration \(ns\) = (\d+)$",
+        kernel_figure=r"^6,3,\d+,false,duration,(\d+),ns$",   # arrays,per_loop,iteration,warmup,metric,value,unit
+        listing_figure=r"^\d+ SplitLoop\s+duration \(ns\) = (\d+)$",
         direction="duration", cell="SplitLoop, {N} iterations, 2^24 items, median of the 3 repetitions")),
     ("AtomicLong atomic-increment, 1 thread", 8, "atomic-increment", "1", dict(
         experiment="atomiclong",
