@@ -1,8 +1,14 @@
 """The authors' own code, built outside the repository and run beside the kernels (`mechsym fidelity-run`).
 
-    python -m mechsym.originals build      copy the fetched trees (git archive at a named commit) into the scratch
-                                           directory and compile them with javac 17; nothing lands in the repository
-    python -m mechsym.originals commands   print the `mechsym fidelity-run` commands for the comparisons below
+    python -m mechsym.originals build [--only=repos|posts] [--tiny]
+                                           copy the fetched trees (git archive at a named commit) and the posts' own
+                                           Java listings (mechsym.post_listings) into the scratch directory and
+                                           compile them with javac 17; nothing lands in the repository (--tiny:
+                                           the listings at tiny sizes, into <scratch>/posts-tiny)
+    python -m mechsym.originals commands [--tiny]
+                                           print the `mechsym fidelity-run` commands for the comparisons below and
+                                           mechsym.post_listings.COMPARISONS (--tiny: at tiny sizes, to check that
+                                           both programs' output parses; never for numbers)
     python -m mechsym.originals listing NAME [--rows=N] [--pings=...]
                                            run one original (its client and server, or producer and consumer, as
                                            separate JVMs in the current directory) and print its output; stop it
@@ -16,6 +22,10 @@ Sources (fetched with the search tool's `fetch`, or any clone; $MECHSYM_ORIGINAL
 - nitsanw/QueueEvolution at 0ede180 (2013-03-26, the date of the post "Java IPC queue"): IpcPerfTest p|c, the
   P1C1OffHeapQueue over a memory-mapped file between two JVMs, capacity 1 << -Dscale (16), -Dreps millions (50) of
   messages a run, 20 runs; the producer prints ops/sec per run.
+
+- The posts' Java listings (false sharing, write combining, AtomicLong, inter-thread latency, locks and condition
+  variables), cut out of the posts' text ($MECHSYM_POSTS, default /work/shared/posts): mechsym.post_listings.
+  "Single Writer Principle" prints no listing, so CounterCost has none to be compared with.
 
 Scratch: $MECHSYM_SCRATCH/originals, default /tmp/mechsym-originals (refused inside the repository).
 """
@@ -33,7 +43,7 @@ import io
 import time
 from pathlib import Path
 
-from . import MechsymError, repo_root
+from . import MechsymError, post_listings, repo_root
 
 ORIGINALS = {
     # name: (repository, commit, source root in the tree)
@@ -71,9 +81,16 @@ def javac17() -> Path:
     return javac
 
 
-def build(out=print) -> Path:
-    """Every original copied at its commit into <scratch>/<name>/src and compiled into <scratch>/<name>/classes."""
+def build(out=print, only: str | None = None, tiny: bool = False) -> Path:
+    """Every original copied at its commit into <scratch>/<name>/src and compiled into <scratch>/<name>/classes;
+    the posts' listings into <scratch>/posts[-tiny]/<name> (mechsym.post_listings). only: repos | posts."""
+    if only not in (None, "repos", "posts"):
+        raise MechsymError(f"--only {only}: allowed repos, posts")
     base = scratch()
+    if only != "repos":
+        post_listings.build(base, javac17, tiny, out)
+    if only == "posts" or tiny:
+        return base
     javac = javac17()
     for name, (repo, commit, src) in ORIGINALS.items():
         g = git_dir(repo)
@@ -223,27 +240,37 @@ COMPARISONS = [
 def commands(rows: int = 5, sets: int = 8, tiny: bool = False) -> list[tuple[str, int, list[str]]]:
     py = sys.executable
     out = []
+    run_dir = ["--listing-dir", str(scratch() / "run")]
     for name, secs, args in COMPARISONS:
         a = {k: v.replace("{rows}", str(rows)).replace("{py}", py) for k, v in args.items()}
         if tiny:  # correctness only: small sizes
             a["kernel"] = (a["kernel"].replace("--pings=1000000", "--pings=20000").replace("--pings=100000",
                                                                                           "--pings=20000")
                            .replace("--messages=50000000", "--messages=1000000"))
-        argv = ["mechsym", "fidelity-run", a.pop("experiment"), "--sets", str(sets),
-                "--listing-dir", str(scratch() / "run")]
-        for k, v in a.items():
-            argv += [f"--{k.replace('_', '-')}", v]
-        out.append((name, secs, argv))
+        out.append((name, secs, _argv(a, sets, run_dir)))
+    for name, secs, a in post_listings.comparisons(scratch(), tiny):
+        out.append((name, secs, _argv(a, sets, run_dir)))
     return out
+
+
+def _argv(a: dict, sets: int, run_dir: list[str]) -> list[str]:
+    a = dict(a)
+    argv = ["mechsym", "fidelity-run", a.pop("experiment"), "--sets", str(sets), *run_dir]
+    for k, v in a.items():
+        argv += [f"--{k.replace('_', '-')}", v]
+    return argv
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m mechsym.originals")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("build")
+    b = sub.add_parser("build")
+    b.add_argument("--only", choices=("repos", "posts"), default=None)
+    b.add_argument("--tiny", action="store_true", help="the posts' listings at tiny sizes (parsing checks)")
     c = sub.add_parser("commands")
     c.add_argument("--rows", type=int, default=5)
     c.add_argument("--sets", type=int, default=8)
+    c.add_argument("--tiny", action="store_true", help="tiny sizes: to check the output parses, not for numbers")
     li = sub.add_parser("listing")
     li.add_argument("name")
     li.add_argument("--rows", type=int, default=5)
@@ -253,10 +280,10 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     try:
         if a.cmd == "build":
-            build()
+            build(only=a.only, tiny=a.tiny)
         elif a.cmd == "commands":
             (scratch() / "run").mkdir(parents=True, exist_ok=True)
-            for name, secs, cmd in commands(a.rows, a.sets):
+            for name, secs, cmd in commands(a.rows, a.sets, a.tiny):
                 print(f"# {name}: ~{secs} s a set, {a.sets} sets: ~{secs * a.sets / 60:.0f} min")
                 print(shlex.join(cmd))
         else:
