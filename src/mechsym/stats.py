@@ -328,10 +328,16 @@ def _one_median(fn: Callable, values: np.ndarray, level: float) -> Boot:
     ~92%."""
     x = np.sort(_apply(fn, values))
     n = x.size
-    ranks = [r for r in range(1, n // 2 + 1) if 1 - 2 * scipy.stats.binom.cdf(r - 1, n, 0.5) >= level]
-    r = max(ranks) if ranks else 1
+    r = median_rank(n, level)
     value = float(fn(np.median(values)))
     return Boot(value, float(min(x[r - 1], value)), float(max(x[n - r], value)), n, True, np.empty(0), x)
+
+
+def median_rank(n: int, level: float) -> int:
+    """r of the median's order-statistic interval [x(r), x(n+1-r)] over n forks: the largest rank whose coverage
+    1 - 2 P(Binomial(n, 1/2) < r) reaches level, else 1 ([min, max])."""
+    ranks = [r for r in range(1, n // 2 + 1) if 1 - 2 * scipy.stats.binom.cdf(r - 1, n, 0.5) >= level]
+    return max(ranks) if ranks else 1
 
 
 def _apply(fn: Callable, values: np.ndarray) -> np.ndarray:
