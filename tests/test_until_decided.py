@@ -235,3 +235,28 @@ def test_runs_nested_widen_the_interval_when_runs_differ():
     assert nested.runs == 3 and flat.runs == 1
     assert nested.high - nested.low > 1.25 * (flat.high - flat.low)
     assert nested.low <= 1.0 < flat.low          # one run's forks would have decided what the runs do not agree on
+
+
+# ---------------------------------------------------------------- the command line refuses, one line each
+
+@pytest.mark.parametrize("argv, said", [
+    (["--preset", "smoke"], "--until-decided with --preset smoke: allowed standard, full"),
+    (["--protocol", "jmh"], "--until-decided with --protocol jmh"),
+    (["--threads", "1"], "--until-decided with --threads"),
+    (["--budget", "10x"], "--budget '10x': allowed"),
+    (["--max-forks", "1"], "--max-forks '1': allowed"),
+    ([], "no stored standard run of callerchoose on this machine"),
+])
+def test_until_decided_refusals(results_dir, capsys, argv, said):
+    from mechsym.cli import main
+
+    assert main(["run", "callerchoose", "--until-decided", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert said in err and "\n" not in err
+
+
+def test_budget_without_until_decided_is_refused(results_dir, capsys):
+    from mechsym.cli import main
+
+    assert main(["run", "callerchoose", "--budget", "5m", "--dry-run"]) == 2
+    assert "--budget: only with --until-decided" in capsys.readouterr().err
