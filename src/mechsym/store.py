@@ -340,7 +340,8 @@ def chosen_runs(experiment: str, machine: str | None = None, root: Path | None =
         # a run's extensions (`mechsym run --until-decided`: "extends" names it) are never picked on their own; they
         # come with the run they extend, after it, so their forks pool with its forks
         bases = [x for x in metas if not x.get("extends")]
-        picked = [_pick([x for x in bases if x["_machine"] == m], preset) for m in sorted({x["_machine"] for x in bases})]
+        picked = [_pick([x for x in bases if x["_machine"] == m], preset)
+                  for m in sorted({x["_machine"] for x in bases})]
         metas = [y for x in picked for y in [x] + extensions(x, metas)]
     if skipped and not metas:
         raise MechsymError(skipped[0])
