@@ -66,12 +66,13 @@ build/mechsym.jar: $(JAVA_SRCS) build/lib/.stamp
 
 # The JMH benchmarks (jmh-src/mechsym/jmh/): javac runs JMH's annotation processor, which writes the generated
 # harness classes and META-INF/BenchmarkList beside the benchmarks' own classes. No uber-jar: they run as
-# java -cp build/jmh.jar:build/jmh-lib/*:build/lib/* org.openjdk.jmh.Main (src/mechsym/jmh.py builds that line).
+# java -cp build/jmh.jar:build/jmh-lib/*:build/lib/*:build/mechsym.jar org.openjdk.jmh.Main (src/mechsym/jmh.py
+# builds that line). Benchmarks that measure a kernel's own classes (the SPSC queues) take them from the kernels' jar.
 jmh: build/jmh.jar
-build/jmh.jar: $(JMH_SRCS) build/jmh-lib/.stamp build/lib/.stamp
+build/jmh.jar: $(JMH_SRCS) build/jmh-lib/.stamp build/lib/.stamp build/mechsym.jar
 	@rm -rf build/jmh-classes && mkdir -p build/jmh-classes
 	$(JAVAC) --release 17 -Xlint:all,-options,-processing,-serial -d build/jmh-classes \
-	    -cp 'build/jmh-lib/*:build/lib/*' -processor org.openjdk.jmh.generators.BenchmarkProcessor $(JMH_SRCS)
+	    -cp 'build/jmh-lib/*:build/lib/*:build/mechsym.jar' -processor org.openjdk.jmh.generators.BenchmarkProcessor $(JMH_SRCS)
 	$(JAR) cf $@ -C build/jmh-classes .
 
 c: $(C_BINS)

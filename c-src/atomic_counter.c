@@ -12,42 +12,26 @@
  * Variants (--variant), the listing's three thread functions:
  *   xadd: while (value < COUNT) value = __sync_add_and_fetch(&counter, 1);
  *     the result is used, so gcc emits `lock xadd` (run_xadd).
- *   add: each thread COUNT / N times __sync_add_and_fetch(&counter, 1) with the
- *     result unused, so gcc emits `lock addq $1` (run_add, which the listing's
- *     main actually runs).
- *   cas: while (value < COUNT) { do value = counter; while (CAS fails); }, the
- *     listing's run_cas; the CAS is __sync_val_compare_and_swap compared with
- *     the value read (`lock cmpxchg`; the listing's __sync_bool_... is the same
- *     instruction). run_cas's `value` is the one read, so a thread stops one
- *     increment later than xadd's; the counter ends at COUNT + up to N.
- * `gcc -O2 -S c-src/atomic_counter.c` (gcc 12+, x86-64) shows them, the loops
- * inlined into worker_main: `lock addq $1`, `lock xaddq`, `lock cmpxchgq`.
+ *   add: each thread COUNT / N times __sync_add_and_fetch(&counter, 1), the
+ *     result unused: `lock addq $1` (run_add, which the listing's main runs).
+ *   cas: while (value < COUNT) { do value = counter; while (CAS fails); }
+ *     (run_cas; __sync_val_compare_and_swap, the same `lock cmpxchg` as the
+ *     listing's __sync_bool_...); it stops one increment later than xadd, so
+ *     the counter ends at COUNT + up to N.
+ * `gcc -O2 -S c-src/atomic_counter.c` shows the three instructions.
  *
- * Protocols (--protocol): post times each run as the listing did, from before
- * pthread_create to after the joins, one run per process by default; lab
- * creates the threads outside the timed region, starts the clock when all
- * wait at a barrier and then releases them, and runs warm-up runs
- * (warmup=true) then measured runs, fresh threads each. Clock:
- * CLOCK_MONOTONIC, as the listing.
- *
- * Deliberate differences from the listing: COUNT and N are arguments; built
- * as C with the Makefile's gcc -O2, not g++; each thread counts its own
- * successful increments in a register, and after the timed region the counter
- * must equal their sum and have reached COUNT (add: equal N x (COUNT / N)),
- * else exit 3 and no number.
- *
- * The comparisons with the listing are in data/fidelity/atomiclong.csv.
- *
- * Fault injection (--inject=skip, for the tests): in the first run, before its
- * loop, thread 0 adds 2 in one operation of its variant and counts it as one
- * increment: the counter ends one above the threads' counts, exit 3, every
- * time. The measured loops never contain the injection.
- *
- * Arguments: --protocol=post|lab --variant=xadd|add|cas --threads=N --count=N
- *            --runs=N --warmup-runs=N --inject=none|skip
- * Output: CSV on stdout, columns pinning,iteration,warmup,metric,value,unit
- * (pinning is always none: the post did not pin). Exit codes: 0 ok, 2 bad
- * argument, 3 failed check, 1 other error.
+ * Protocols (--protocol): post times each run as the listing did, from
+ * before pthread_create to after the joins, one run per process by default;
+ * lab creates the threads outside the clock, releases them from a barrier,
+ * and runs warm-up runs (warmup=true) then measured runs, fresh threads each.
+ * CLOCK_MONOTONIC in both, as the listing.
+ * Deliberate differences from the listing: COUNT and N are arguments; gcc
+ * -O2 as C, not g++; each thread counts its own successful increments in a
+ * register, and after the clock the counter must equal their sum and have
+ * reached COUNT (add: equal N x (COUNT / N)), else exit 3 and no number.
+ * --inject=skip (tests): in the first run thread 0 adds 2 in one operation
+ * and counts one: exit 3, every time. Comparisons with the listing:
+ * data/fidelity/atomiclong.csv.
  *
  * How to run and what you should see:
  *   build/c/atomic_counter --variant=cas --threads=2 --count=50000000

@@ -8,64 +8,30 @@
  * exchange on a 2.2 GHz Sandy Bridge, taskset -c 2,4): the cost is the lock
  * instruction and the cache-line transfer, not the language.
  *
- * As in the post: s1 and s2 are adjacent volatile uint64 globals; the ping
- * thread waits until s2 equals its value, then __sync_add_and_fetch(&s1, 1);
- * the pong thread waits until s1 moves, then __sync_add_and_fetch(&s2, 1).
- * ns/op = duration / (2 x iterations), the post's definition.
+ * As in the post: s1 and s2 are adjacent volatile uint64 globals; ping waits
+ * until s2 equals its value, then __sync_add_and_fetch(&s1, 1); pong waits
+ * until s1 moves, then adds to s2. ns/op = duration / (2 x iterations).
  *
  * Protocols (--protocol):
- *   post: the listing's structure. The ping loop runs on the main thread, as
- *     the post's did: while (s1 < N) { while (s2 != value) {} value =
- *     __sync_add_and_fetch(&s1, 1); }, nothing else in it; the pong runs on a
- *     pthread created before the clock. The clock runs from just before the
- *     ping loop to just after it. Checks after the timed region: both counters
- *     end at N. Busy spin only, no samples. Deliberate differences from the
- *     listing: the pong's while (true) is while (value < N) (one register
- *     compare per exchange, so that the thread ends and runs can repeat); the
- *     clock starts once the pong thread is running (and pinned, when asked);
- *     several runs per process (--runs), a fresh pong thread each; N is an
- *     argument, not a const; a watchdog thread, blocked in
- *     pthread_timedjoin_np on the pong until it ends or --max-ms passes
- *     (default 10 minutes with this protocol), catches a run that cannot
- *     finish (the listing's loops have no way out): exit 3 when the counters
- *     are out of step, else 1; built with the Makefile's gcc -O2 as C, not
- *     g++ -O3. The ping loop gcc makes of it is the listing's, instruction
- *     for instruction (the bound compared with a register, not an immediate).
- *   lab (the default): ping and pong both run on threads of their own, reused
- *     for every run (warm-up runs first, marked warmup=true); the clock
- *     (CLOCK_MONOTONIC) starts after a barrier; every value must be echoed
- *     exactly once and in order, else exit 3 with no number: the ping tests
- *     the value it reads only on its slow path (after 4096 unsuccessful
- *     spins, where it also reads the clock), which a pong that skipped or
- *     repeated a value always reaches, and the counters must end at the
- *     iteration count. Nothing is tested on the exchange's own path: tests
- *     there (the ping on every spin, the pong on every value) cost 3.2%
- *     [2.5%, 3.7%] in an in-process A/B on a quiet 2-vCPU VM (median ratio of
- *     120 adjacent runs, ABBA order, 95% bootstrap interval); on the slow
- *     path they cost 0.5% [-0.3%, 0.9%] in the same A/B; every --sample-every-th round trip is
- *     timed on its own (percentiles); --wait=spin (the post), pause (PAUSE
- *     instruction) or yield (sched_yield); --max-ms bounds every run (checked
- *     at sampled exchanges and after every 4096 unsuccessful spins) and a run
- *     that hits it reports the exchanges it completed and deadline_hit=1.
- * Both: the timer's own cost (clock_gettime back to back) is reported;
- * --pin=a,b pins ping to CPU a and pong to CPU b with pthread_setaffinity_np
- * (a failure to pin is a run-time error, exit 1, not a bad argument).
+ *   post: the listing. Ping on the main thread, nothing else in its loop (gcc
+ *     makes of it the listing's loop, instruction for instruction); pong on a
+ *     pthread created before the clock; counters checked after it.
+ *     Deliberate differences: the pong loops while (value < N), not while
+ *     (true), so that runs can repeat (--runs, a fresh pong each); the clock
+ *     starts once the pong runs (pinned, when asked); N is an argument; a
+ *     watchdog ends a run that cannot finish after --max-ms (default 10
+ *     minutes: exit 3 if the counters are out of step, else 1); gcc -O2 as C.
+ *   lab (the default): both sides on threads reused for every run, warm-up
+ *     runs first, the clock (CLOCK_MONOTONIC) started at a barrier; every
+ *     value must be echoed once and in order, tested on the ping's slow path
+ *     only (after 4096 unsuccessful spins, which a skipped or repeated value
+ *     always reaches; on the exchange's own path the tests slowed it: the A/B
+ *     is in commit 4d8278a); every --sample-every-th round trip timed;
+ *     --wait=spin (the post), pause or yield; --max-ms bounds a run
+ *     (deadline_hit=1). Both: the timer's own cost is reported; --pin=a,b.
  *
- * Fault injection (--inject=skip, for the tests): in the first run the pong
- * runs a copy of its loop that, at the middle value, adds 2 to s2 in one
- * atomic instruction (a value echoed that was never sent). The ping can never
- * read the value it waits for, whatever the interleaving (there is no
- * intermediate value to catch), so the run cannot go on in step: lab's ping
- * sees s2 neither at value - 1 nor at value; post's watchdog finds s1 short of
- * N when the pong has run ahead to its end (or the final counters wrong).
- * Exit 3 and no number, every time. The measured loops never contain the
- * injection: the faulty copy is chosen before the run.
- *
- * Arguments: --protocol=lab|post --iterations=N --runs=N --warmup-runs=N
- *            --wait=spin|pause|yield --pin=a,b --sample-every=N --max-ms=N
- *            --inject=none|skip
- * Output: CSV on stdout, columns pinning,iteration,warmup,metric,value,unit.
- * Exit codes: 0 ok, 2 bad argument, 3 failed check, 1 other error.
+ * --inject=skip (tests): in the first run the pong adds 2 to s2 at the middle
+ * value (a loop copy chosen before the run): exit 3, no number, every time.
  *
  * How to run and what you should see:
  *   build/c/pingpong --iterations=50000000 --pin=0,1

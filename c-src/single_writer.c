@@ -10,40 +10,30 @@
  * Westmere): contention, not the instruction, is the big cost. The post prints
  * no code; each method is written from its row's name.
  *
- * Methods (--method), each its own loop of --iterations increments in total
- * (each of --threads threads does its share):
- *   plain           the post's "One Thread": the counter in a register, stored
- *                   to a volatile global after every increment (a plain mov on
- *                   x86); the volatile store keeps gcc from folding the loop.
- *   plain-foldable  the lesson beside it: counter++ on a plain global; gcc -O2
- *                   replaces the loop by its result (no work, no scaling).
- *   barrier         "One Thread with Memory Barrier": a sequentially consistent
- *                   store, __atomic_store_n(SEQ_CST) (gcc 12: an xchg, a locked
- *                   instruction as the JIT's lock addl after a volatile store).
- *   cas             "... with CAS": __sync_val_compare_and_swap(v, v + 1) until
- *                   it succeeds (LOCK CMPXCHG).
- *   lock            "... with Lock": pthread_mutex_lock, counter++, unlock.
- *   release         an ordered store, __atomic_store_n(RELEASE): a plain mov.
- *   sfence, lfence, mfence
- *                   the plain loop with the 2011-07-24 post's store, load or
- *                   full barrier instruction after each store.
- * --threads=2 is for cas and lock (the others would lose updates).
+ * Methods (--method), each a loop of --iterations increments in total:
+ *   plain           "One Thread": the counter in a register, stored to a
+ *                   volatile global after every increment (a plain mov), so
+ *                   gcc cannot fold the loop.
+ *   plain-foldable  beside it: counter++ on a plain global, which gcc folds.
+ *   barrier         "with Memory Barrier": __atomic_store_n(SEQ_CST), an xchg
+ *                   (gcc 12), locked as the JIT's volatile store's lock addl.
+ *   cas             "with CAS": __sync_val_compare_and_swap until it succeeds.
+ *   lock            "with Lock": pthread_mutex_lock, counter++, unlock.
+ *   release         __atomic_store_n(RELEASE): a plain mov.
+ *   sfence, lfence, mfence   plain with the 2011-07-24 post's barrier after
+ *                   each store. --threads=2 is for cas and lock only.
  *
  * Protocols (--protocol): post, one thread on main, two threads started and
  * joined inside the clock, no warm-up; lab (the default), warm-up runs then
- * --runs measured runs, two threads released by a barrier after they started and the clock.
- * Checks after the timed region: the counter equals the iteration count
- * (threads x each thread's share), else exit 3 and no number.
- * --pin=a[,b] pins each thread to its CPU (pthread_setaffinity_np).
- * Fault injection (--inject=lose-one, for the tests): the first thread's share
- * is one short in every run, so the counter ends at iterations - 1: exit 3,
- * every time, every method.
+ * --runs measured runs, two threads released by a barrier after the clock
+ * starts. After the clock the counter must equal the iteration count, else
+ * exit 3 and no number. --pin=a[,b] pins each thread to its CPU.
+ * --inject=lose-one (tests): thread 0's share is one short: exit 3, always.
  *
  * How to run and what you should see:
  *   build/c/single_writer --method=plain --iterations=500000000
  *   build/c/single_writer --method=lock --threads=2 --pin=0,1 --iterations=50000000
- * prints CSV (pinning, iteration, warmup, metric, value, unit): per run
- * duration (ns), increments and ns_per_op. Expect ~0.3 ns per increment for
+ * per run duration (ns), increments and ns_per_op: ~0.3 ns per increment for
  * plain, ~0 for plain-foldable, tens of ns for barrier/mfence, cas, lock, and
  * more with two threads.
  */

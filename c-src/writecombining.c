@@ -12,40 +12,25 @@
  *
  * Every loop is the listing's: i = iterations; while (--i != 0) { slot = i &
  * mask; v = (uint8_t)i; a0[slot] = v; ... } with K stores, K = 1..12, one
- * function per K (HEAD/BODY below), the array pointers held in locals (through an
- * array of pointers, every byte store could alias the pointers and gcc would
- * reload them after each store). What gcc -O2 (gcc 12.2, Debian 12, x86-64)
- * makes of them, read with gcc -O2 -S: each loop body is `mov; and` for the
- * slot, then exactly K scalar `movb` stores and `sub; jne`; no vector
- * instruction anywhere in the loops (the index i & mask is not an affine
- * induction, so nothing is vectorised), the loops are kept apart (the split
- * case stays two loops, as in the listing, called through LOOPS[]), no store
- * is removed, and even at K = 12 every pointer stays in a register (15 of
- * them: no spill). No volatile and no asm barrier is needed: the stores go to
- * memory that the check reads afterwards, and the loops are called between two
- * clock_gettime calls (external functions) through a function pointer, so
- * they cannot be moved out of the timed region.
+ * function per K (HEAD/BODY below), the array pointers in locals (through an
+ * array of pointers every store could alias them and gcc would reload them).
+ * gcc -O2 -S (gcc 12, x86-64) shows each body as `mov; and`, exactly K scalar
+ * `movb` and `sub; jne`: nothing vectorised, no store removed, the split case
+ * two loops as in the listing, no register spilled even at K = 12. The loops
+ * are called through a function pointer between two clock_gettime calls and
+ * their stores are read by the check, so no volatile or barrier is needed.
  *
- * Protocols (--protocol):
- *   post: the listing's main: --runs times (its 3) the single loop of six,
- *     then the two loops of three, each timed on its own, no warm-up. Rows
- *     arrays=6, per_loop=6 (SingleLoop) or per_loop=3 (SplitLoop).
- *   lab (the default): --arrays arrays (1..12) in one loop (--per-loop =
- *     arrays), or with --arrays=6 --per-loop=3 the listing's SplitLoop, as
- *     the Java kernel takes them; --warmup-runs marked warmup=true, then
- *     --runs measured runs.
+ * Protocols (--protocol): post, the listing's main: --runs times (its 3) the
+ * single loop of six, then the two loops of three, each timed, no warm-up
+ * (rows arrays=6, per_loop=6 or 3); lab (the default): --arrays arrays
+ * (1..12) in one loop, or with --arrays=6 --per-loop=3 the listing's
+ * SplitLoop, --warmup-runs marked warmup=true, then --runs measured runs.
  * Each run prints duration (ns), stores (count), ns_per_store (ns).
  *
- * Checks after each timed run, as in the Java kernel: before the run one byte
- * in every 4096 of the slots it will write is poisoned; after it every slot
- * it wrote must hold (uint8_t)slot (slot 0, when reached, (uint8_t)items).
- * --inject=drop-array runs the first timed case with the last array left out
- * of its loop: exit 3, nothing on stdout, every time.
- *
- * Arguments: --protocol=lab|post --iterations=N --items=N --arrays=N
- *            --per-loop=N --runs=N --warmup-runs=N --inject=none|drop-array
- * Output: CSV on stdout, columns arrays,per_loop,iteration,warmup,metric,value,unit.
- * Exit codes: 0 ok, 2 bad argument, 3 failed check, 1 other error.
+ * Checks after each timed run, as in the Java kernel: one byte in every 4096
+ * of the slots is poisoned before it, and every slot it wrote must then hold
+ * (uint8_t)slot (slot 0, when reached, (uint8_t)items). --inject=drop-array
+ * (tests) leaves the last array out of the first timed case: exit 3, every time.
  *
  * How to run and what you should see:
  *   build/c/writecombining --protocol=post --iterations=536870912

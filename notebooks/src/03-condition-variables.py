@@ -193,11 +193,11 @@ fidelity.section(exp.NAME, ["mechsym.signalling.LockedSignalling"])
 # %% [markdown]
 # ## What does JMH say?
 #
-# The same headline cells measured by JMH (`jmh-src/mechsym/jmh/PingPong.java`: the volatile ping-pong, busy spin and
-# yield (no lock + condition benchmark yet: the post's own cell has no JMH twin)), a harness that guards against dead
-# code, constant folding and missing warm-up by construction. The post's protocol, the lab's and JMH's side by side
-# from the stored runs, with lab/JMH and its interval; where the two harnesses differ by more than 10% the text below
-# the table says so and what to check.
+# The same headline cells measured by JMH (`jmh-src/mechsym/jmh/LockedPingPong.java`: the post's lock and two
+# conditions as a ping/pong `@Group`; `PingPong.java`: the volatile ping-pong, busy spin and yield), a harness that
+# guards against dead code, constant folding and missing warm-up by construction. The post's protocol, the lab's and
+# JMH's side by side from the stored runs, with lab/JMH and its interval; where the two harnesses differ by more than
+# 10% the table says why (data/jmh/explanations.csv), or says UNEXPLAINED.
 
 # %%
 from mechsym import jmh

@@ -222,11 +222,12 @@ nb.table(exp.alignment_table(df))
 # %% [markdown]
 # ## What does JMH say?
 #
-# The same headline cells measured by JMH (`jmh-src/mechsym/jmh/SpscQueues.java`: JCTools' SpscArrayQueue only (the
-# post's O1, I1-I4 are not JMH benchmarks yet, so the variance claims have no JMH twin)), a harness that guards
-# against dead code, constant folding and missing warm-up by construction. The post's protocol, the lab's and JMH's
-# side by side from the stored runs, with lab/JMH and its interval; where the two harnesses differ by more than 10%
-# the text below the table says so and what to check.
+# The same headline cells measured by JMH (`jmh-src/mechsym/jmh/SpscQueues.java`: the kernel's own queues, O1, O2,
+# I1-I4 and JCTools, as a producer/consumer `@Group`, under the post's options as JDK 7 ran them, cross-core), a
+# harness that guards against dead code, constant folding and missing warm-up by construction. The post's protocol,
+# the lab's and JMH's side by side from the stored runs, with lab/JMH and its interval; where the two harnesses
+# differ by more than 10% the table says why (data/jmh/explanations.csv), or says UNEXPLAINED. The variance claims
+# themselves (modes, CVs over 30 JVMs) stay with the lab's forks: JMH's 5 forks a cell cannot show a 20% mode.
 
 # %%
 from mechsym import jmh

@@ -168,7 +168,10 @@ jmh.section(exp.NAME, MACHINE)
 #
 # Per runtime (each JDK, C), first under the post's protocol, then the lab's: the statistic per fork, its median over
 # forks with a 95% bootstrap interval. *holds* or *does not hold* only when the whole interval is on one side of the
-# threshold (see *read as* in the claims table); otherwise *inconclusive*.
+# threshold (see *read as* in the claims table); otherwise *inconclusive*. The knee (`four-buffers`) is a whole number
+# of arrays, not a quantity with an interval: each round of forks (fork i of every sweep cell) gives its own knee,
+# the verdict shows the modal knee, its share of the rounds and every round's, and decides only when at least 80% of
+# the rounds put it on one side of the 4-6 band.
 
 # %%
 nb.verdict_table(exp, df, NB)

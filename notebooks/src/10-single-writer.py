@@ -109,6 +109,23 @@ exp.plot_table(df, ref);
 nb.table(exp.forks_table(df))
 
 # %% [markdown]
+# ### Why two threads with CAS are fast in some forks and slow in others
+#
+# Pinned or not, the two-thread CAS cell splits into fast and slow forks (lab harness, stored run of 2026-11-26:
+# JDK 17 10.3-16.5 ns, C 10.3-20.5 ns per increment). A fork whose threads never met would cost a one-thread CAS (~5 ns) and count no failed CAS;
+# a failure count above 0 says the two threads were at the counter at once. What else differs between the fast and
+# the slow forks is how often the counter's cache line moves: the kernel
+# counts each thread's failed CAS attempts (the other thread took the line between the read and the CAS), in a
+# local beside the locked instruction, summed after the run. Where the line moves on nearly every increment, a fork
+# is slow; where one core keeps it for runs of increments (the other waiting for it), fast. Below, every fork with
+# its failures per increment and the rank correlation of the two (AtomicLong's notebook shows the same for its CAS
+# loop). C counts no failures; its two modes are the same two regimes. The contention claims judge all forks, so
+# a cell whose forks fall in two clusters is "inconclusive: bimodal", not averaged.
+
+# %%
+nb.table(exp.cas_forks_table(df))
+
+# %% [markdown]
 # ### Is "one thread" an increment? The folding check
 #
 # A loop that only increments a field is what a JIT loves to delete: C2 keeps the field in a register, stores it
@@ -126,11 +143,30 @@ nb.table(exp.folding_table(df))
 #
 # One thread, one store per increment, then the fence named (Java: `VarHandle.releaseFence` / `acquireFence` /
 # `fullFence`; C: the `sfence` / `lfence` / `mfence` instructions themselves). A release store (`setRelease`,
-# `AtomicLong.lazySet`) is a plain `mov` on x86; a volatile store is followed by a locked instruction
-# (`lock addl`), as is the JIT's full fence; gcc 12 makes a sequentially consistent store an `xchg`.
+# `AtomicLong.lazySet`) is a plain `mov` on x86; gcc 12 makes a sequentially consistent store an `xchg`.
 
 # %%
 nb.table(exp.fences_table(df))
+
+# %% [markdown]
+# **Why is Java's full fence cheaper than its volatile store, when both are the same instruction?** For both, C2
+# emits `lock addl $0x0,-0x40(%rsp)` (`MacroAssembler::membar(StoreLoad)`; the bytes `f0 83 44 24 c0 00`). JDK 17
+# without the hsdis library still prints each compiled method's machine code as hex under
+# `-XX:+UnlockDiagnosticVMOptions -XX:+PrintAssembly`; those bytes, decoded with
+# `objdump -D -b binary -m i386:x86-64`, show what the two loops are (JDK 17.0.15 on the lab's machine):
+#
+# - `barrier` (`volatileValue++`): C2 unrolls the loop 8 times and keeps a `lock addl` after every one of the 8
+#   stores, since the next increment loads the field again.
+# - `fence-full` (the counter in a register, `setOpaque`, then `fullFence`): C2 unrolls the loop 4 times and emits
+#   the 4 stores, then **one** `lock addl`: with no load between two stores, a StoreLoad barrier that another
+#   follows orders nothing, and C2's matcher drops it (`Matcher::post_store_load_barrier`).
+#
+# So the full-fence row costs a quarter of a locked instruction per store, plus the store: in the table above,
+# (volatile store's ns - a plain store's) / 4 + a plain store's is what it shows. The row measures what C2 makes of
+# "a full fence after each store" in a loop, not the cost of one fence per store; the volatile row (and C's `xchg`,
+# one locked instruction per store with no load in its loop) is that cost. C's `mfence` is a different instruction,
+# slower than a locked one on this CPU.
+
 
 # %%
 exp.plot_fences(df);
@@ -189,7 +225,11 @@ nb.verdict_table(exp, df, NB)
 #   memory barrier ~22; on a current core a `lock cmpxchg` or `lock addl` on a line the core owns costs ~20 cycles
 #   or less, so the one-thread rows moved closer to each other: the table's narrowest step (CAS over barrier,
 #   1.21x in 2011) is the one a modern CPU may not show.
-# - **Contention did not get cheaper.** With two writers the cache line moves between cores on every increment;
+# - **Contention did not get cheaper, in cycles.** The post's "~100+ cycles" for a contended CAS is, in its own
+#   table, 173 cycles per increment a thread makes (36 ns x 2 threads at 2.4 GHz); the claim
+#   `contended-cas-cycles` counts the same here, at the clock recorded with the run. A contended lock, though, costs
+#   a few volatile increments here (`lock-contention-orders`), not the post's 25.
+# - **Where the line goes decides.** With two writers the cache line moves between cores on every increment;
 #   on a virtual machine the two vCPUs may sit on different core complexes, and the hypervisor adds its own
 #   stalls. Two threads with a lock park and wake each other (`LockSupport.park`: a futex, the kernel arbitrating,
 #   as the post says).

@@ -77,9 +77,10 @@ nb.table(exp.reference_sample(ref).reset_index())
 #
 # - **IPC message.** The original copies a 32-byte message into the mapped file (`Unsafe.copyMemory`), publishes a
 #   counter with an ordered store and spins on a CAS of the other side's counter (`compareAndSwapLong(addr, i, i)`,
-#   a locked instruction on every spin). The kernel swaps one 8-byte sequence number with a release store and spins
-#   on an acquire load: no copy and no CAS, so its IPC round trip is, if anything, shorter. (java-ping later split
-#   the IPC ping into a CAS and a volatile-load version, and its script runs the latter.)
+#   a locked instruction on every spin). The kernel does the same: it copies the 32-byte message (whose first 8 bytes
+#   carry the sequence number the check reads), stores its counter with release semantics and spins on a CAS of the
+#   expected value (`compareAndExchange`). (java-ping later split the IPC ping into a CAS and a volatile-load
+#   version, and its script runs the latter.)
 # - **`waitNanos`.** The original parks (`LockSupport.parkNanos(1000)`), which on Linux sleeps for the timer slack
 #   (tens of µs), not 1 µs; the kernel busy-waits the 1 µs. `tcp-spin-wait` is therefore not the post's knob, and
 #   it is not judged.
@@ -174,6 +175,15 @@ nb.table(exp.mean_table(df).reset_index())
 # (`data/fidelity/`; how a row is measured: `data/fidelity/README.md`). The lab's rule: a kernel's `post` protocol
 # lands within 0.9-1.1x of the listing. *reading* flags a ratio outside that band, or bounds that reach outside it;
 # *today's kernel* says whether the kernel's code is still the one measured.
+
+# The post's own code is java-ping at 99d6df0 (2013-06-30). `python -m mechsym.originals build` copies it out of its
+# git tree into a scratch directory outside the repository and compiles it with javac 17; `mechsym fidelity-run`
+# runs it beside the kernel in alternating sets of fresh processes (kernel, listing, listing again). Two comparisons:
+# the IPC ping (1,000,000 pings a row, the kernel's `--protocol=post`, the median of the rows' p50) and the TCP
+# busy-spin ping (100,000 pings a row). The rows are measured with the same knobs on both sides, none of them
+# `waitNanos`: the original's `-DwaitNanos` **parks** (`LockSupport.parkNanos`, which on Linux sleeps for the timer
+# slack, tens of µs) where the kernel's `--wait-nanos` **busy-waits**, so `tcp-spin-wait` is the lab's knob, not the
+# post's, and has no fidelity row.
 
 # %%
 from mechsym import fidelity

@@ -145,6 +145,14 @@ nb.table(exp.alignment_table(df))
 # (`data/fidelity/`; how a row is measured: `data/fidelity/README.md`). The lab's rule: a kernel's `post` protocol
 # lands within 0.9-1.1x of the listing. *reading* flags a ratio outside that band, or bounds that reach outside it;
 # *today's kernel* says whether the kernel's code is still the one measured.
+#
+# The post's own code is QueueEvolution at 0ede180 (2013-03-26, the post's date): `IpcPerfTest p` and `IpcPerfTest c`,
+# two JVMs sharing a `P1C1OffHeapQueue` in a memory-mapped file, capacity 1 << 16 and 50 M messages a run (the
+# post's sizes; the standard preset's come from the later commit cc36e06), its producer printing ops/sec per run.
+# `python -m mechsym.originals build` copies it out of its git tree into a scratch directory outside the repository
+# and compiles it with javac 17; `mechsym fidelity-run` runs it beside the kernel's post protocol at the same sizes,
+# in alternating sets of fresh processes, and compares the median run. The original goes through `Queue<Integer>`
+# (a boxed `Integer` per message, one cached instance); the kernel uses an int API.
 
 # %%
 from mechsym import fidelity

@@ -86,7 +86,9 @@ nb.table(exp.placements_table())
 # - "Java on x86/x64 is using LOCK CMPXCHG for CAS operations to implement the AtomicLong incrementAndGet() method
 #   which, based on my measurements, is ~2-10X slower than using LOCK XADD as contention increases": judged in
 #   notebook 09 (`atomiclong.cas-2-10x-slower-than-xadd`, C kernels with LOCK CMPXCHG and LOCK XADD, and Java's
-#   CAS loop against today's XADD intrinsic), not here.
+#   CAS loop against today's XADD intrinsic), not here. The Disruptor cannot show it: its own multi-producer claim
+#   (`MultiProducerSequencer.next` in 4.0.0) is `Sequence.getAndAdd`, a LOCK XADD since JDK 8, not a CAS loop, so
+#   single against multi producer measures an atomic claim against a plain one, not CMPXCHG against XADD.
 # - "The one area not seeing a significant performance increase is the sequencer pattern": the sequencer pattern
 #   is several producers claiming slots of one ring (the Disruptor's `MultiProducerSequencer`, against the
 #   `SingleProducerSequencer` the kernel uses). Not run: the kernel has one producer thread, and on a two-CPU
@@ -158,9 +160,16 @@ nb.collapsed(exp.forks_table(df), exp.forks_table(df, ["disruptor-yielding", "ab
 # %% [markdown]
 # ## What does JMH say?
 #
-# No JMH cell here yet: `mechsym.jmh.SpscQueues` measures `ArrayBlockingQueue` (`queue=abq`) as a producer/consumer
-# group, but the Disruptor itself has no JMH benchmark and this experiment has no `--protocol jmh` cells, so nothing
-# here is set beside JMH.
+# The same headline cells measured by JMH (`jmh-src/mechsym/jmh/RingBufferVsQueue.java`: JMH's thread publishes
+# 100,000 events per call to the kernel's channels and waits for the consumer thread, `@OperationsPerInvocation`),
+# a harness that guards against dead code, constant folding and missing warm-up by construction. The post's
+# protocol, the lab's and JMH's side by side from the stored runs (cross-core), with lab/JMH and its interval; where
+# the two harnesses differ by more than 10% the table says why (data/jmh/explanations.csv), or says UNEXPLAINED.
+
+# %%
+from mechsym import jmh
+
+jmh.section(exp.NAME, MACHINE)
 
 # %% [markdown]
 # ## Verdicts

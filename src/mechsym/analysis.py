@@ -266,6 +266,12 @@ def median_of(values) -> float:
     return float(np.median(values)) if len(values) else float("nan")
 
 
+def runs_median(rows: pd.DataFrame) -> float | None:
+    """The median of the rows' values pooled over every fork's measured runs (a table's "median over the measured
+    runs", beside `median_of`'s median of per-fork values), None when there are none."""
+    return float(rows["value"].median()) if len(rows) else None
+
+
 def fork_values(df: pd.DataFrame, protocol: Protocol = LAB, **conditions) -> np.ndarray:
     """The per-fork values of the rows matching `conditions` (one cell), as an array."""
     pf = per_fork(where(df, **conditions), protocol)

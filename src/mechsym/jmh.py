@@ -87,7 +87,8 @@ def jar_path() -> Path:
 
 
 def classpath() -> str:
-    """build/jmh.jar (the benchmarks and JMH's generated harness), JMH's jars and the kernels' third-party jars."""
+    """build/jmh.jar (the benchmarks and JMH's generated harness), JMH's jars, the kernels' third-party jars and the
+    kernels' jar (build/mechsym.jar: the SPSC queues a benchmark measures are the kernel's own classes)."""
     jar = jar_path()
     if not jar.exists():
         raise MechsymError(f"JMH benchmarks {jar} not built: run `make` first")
@@ -95,7 +96,10 @@ def classpath() -> str:
     libs = sorted((build / "jmh-lib").glob("*.jar"))
     if not any(p.name.startswith("jmh-core-") for p in libs):
         raise MechsymError(f"JMH jars missing from {build / 'jmh-lib'}: run `make` first")
-    return ":".join(str(p) for p in [jar, *libs, *sorted((build / "lib").glob("*.jar"))])
+    kernels = kernel_jar()
+    if not kernels.exists():
+        raise MechsymError(f"kernels' jar {kernels} not built: run `make` first")
+    return ":".join(str(p) for p in [jar, *libs, *sorted((build / "lib").glob("*.jar")), kernels])
 
 
 def command(java: str, benchmark: str, result: str | Path, settings: Preset, *, params: dict | None = None,
@@ -381,7 +385,16 @@ def experiments_with_cells() -> list[str]:
     return out
 
 
-# The side-by-side views (post | lab | JMH, notebook sections, the overview table, claim sub-rows) live in
-# jmh_views; named here too, so `jmh.section(...)` in a notebook reads as one module.
-from .jmh_views import (BAND, CLAIM_CELLS, REASONS, SPECS, ClaimCells, Spec, claim_rows,  # noqa: E402,F401
-                        claim_verdicts, overview, overview_table, section, side_by_side, summary)
+# The side-by-side views (post | lab | JMH, notebook sections, the overview table, claim sub-rows, the ratio table
+# and its explanations) live in jmh_views; named here too, so `jmh.section(...)` in a notebook reads as one module.
+# Loaded on first use: jmh_views imports this module, so it cannot be imported at this one's top.
+_VIEWS = ("BAND", "CLAIM_CELLS", "EXPLANATIONS", "REASONS", "SPECS", "UNEXPLAINED", "ClaimCells", "Spec",
+          "claim_rows", "claim_verdicts", "explanation", "explanations", "overview", "overview_table",
+          "ratio_display", "ratio_text", "section", "side_by_side", "summary")
+
+
+def __getattr__(name: str):
+    if name in _VIEWS:
+        from . import jmh_views
+        return getattr(jmh_views, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

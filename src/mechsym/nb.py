@@ -144,16 +144,53 @@ def judged(module, df: pd.DataFrame, notebook: str) -> list:
     return _JUDGED[key]
 
 
-def verdict_table(module, df: pd.DataFrame, notebook: str):
+def verdict_table(module, df: pd.DataFrame, notebook: str) -> None:
     """A notebook's verdict table: its claims judged on these rows (per machine, per fork, with intervals), each
-    with how many complete stored runs of the same machine agree, coloured by outcome."""
+    with how many complete stored runs of the same machine agree, coloured by outcome, its marks explained in the
+    caption; then the modes section (modes_section) of these rows. Both are displayed, in that order."""
     from . import verdict_collect, verdicts
+
+    from IPython.display import display
 
     styled = verdicts.styled(verdict_collect.replication(module, module.NAME, df, judged(module, df, notebook)))
     warning = stale_banner(df, module.NAME)
     if warning and hasattr(styled, "set_caption"):
-        styled = styled.set_caption(f"⚠ {warning}")
-    return styled
+        legend = getattr(styled, "caption", None)
+        styled = styled.set_caption(f"⚠ {warning}" + (f". {legend}" if legend else ""))
+    display(styled)
+    modes_section(df)
+
+
+MODES_SHOWN = 8   # strips drawn; every bimodal cell stays in the tables
+
+
+def modes_section(df: pd.DataFrame) -> None:
+    """The cells whose forks form separated clusters (mechsym.modes): a table with each mode's value and share, a strip
+    per cell (forks coloured by mode, labelled with the recorded number that separates them, if one does), and every
+    fork beside what the kernel recorded about it. Shown under every notebook's verdict table."""
+    import matplotlib.pyplot as plt
+    from IPython.display import HTML, Markdown, display
+
+    from . import modes, plots
+
+    cells = modes.bimodal_cells(df)
+    if not cells:
+        display(Markdown("**Modes.** No cell's forks form separated clusters on the runs shown (a gap rule on each "
+                         "cell's forks; Hartigan's dip test from 10 forks)."))
+        return
+    display(Markdown(
+        f"**Modes.** In {len(cells)} cell{'s' if len(cells) != 1 else ''} the forks form two separated clusters: "
+        "one median and one interval would describe neither, so a claim on such a cell is judged per mode in the "
+        "table above (or left *inconclusive: bimodal*). Each mode's median and share of forks, and the number the "
+        f"kernel recorded per fork that goes with the mode best (named only from |r| >= {modes.R_NAMED}; with few "
+        "forks read its permutation p-value before the name):"))
+    display(table(modes.table(cells)))
+    fig = plots.modes_strips(cells[:MODES_SHOWN])
+    display(fig)
+    plt.close(fig)
+    forks = modes.fork_table(cells)
+    display(HTML(f"<details><summary>every fork of these cells, with what its kernel recorded ({len(forks)} forks)"
+                 f"</summary>{table(forks).to_html()}</details>"))
 
 
 def table(df):

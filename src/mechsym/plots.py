@@ -212,3 +212,43 @@ def figure_legend(fig, axes) -> None:
             seen.setdefault(label, h)
     if seen:
         fig.legend(list(seen.values()), list(seen.keys()), loc="outside right upper", fontsize=9, markerscale=2)
+
+
+# ---------------------------------------------------------------- bimodal cells (mechsym.modes)
+
+MODE_COLORS = {"low": "#1f77b4", "high": "#d62728"}
+
+
+def modes_strips(cells, width: float = 9.0, row: float = 1.5):
+    """One strip per bimodal cell (mechsym.modes.ModalCell): every fork a dot on a log axis of the cell's metric,
+    coloured by its mode, each mode's median a bar; when a recorded column separates the modes, each dot is labelled
+    with that column's value and the column named in the panel's title."""
+    fig, axes = plt.subplots(len(cells), 1, figsize=(width, row * len(cells) + 0.3), squeeze=False)
+    rng = np.random.default_rng(0)
+    for ax, c in zip(axes[:, 0], cells):
+        f = c.forks
+        col = c.separation.column if c.separation else None
+        col = col if col in f else None      # a text column's level ("run = x") labels no dot
+        for mode in ("low", "high"):
+            sub = f[f["mode"] == mode]
+            color = MODE_COLORS[mode]
+            y = rng.uniform(-0.2, 0.2, len(sub))
+            ax.scatter(sub["value"], y, s=28, color=color, alpha=0.8, linewidths=0,
+                       label=f"{mode} mode ({len(sub)} fork{'s' if len(sub) != 1 else ''})")
+            ax.vlines(sub["value"].median(), -0.35, 0.35, color=color, lw=1.5)
+            if col:
+                for x, yy, v in zip(sub["value"], y, sub[col]):
+                    ax.annotate(si(v), (x, yy), xytext=(0, 5), textcoords="offset points", fontsize=7,
+                                ha="center", color="#333")
+        ax.set_xscale("log")
+        lo, hi = f["value"].min(), f["value"].max()
+        ax.set_xlim(lo / (hi / lo) ** 0.08, hi * (hi / lo) ** 0.08)
+        log_ticks(ax.xaxis)
+        ax.set_ylim(-0.6, 0.6)
+        ax.set_yticks([])
+        ax.grid(axis="y", visible=False)
+        sep = c.separation.short() + (" (labels: its value per fork)" if col else "") if c.separation \
+            else "no recorded column separates the modes"
+        ax.set_title(f"{c.label}\n{c.metric} ({c.unit}); {sep}", fontsize=8, loc="left")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig

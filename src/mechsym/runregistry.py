@@ -72,21 +72,13 @@ class Registry:
         for path in self.registry.glob("*.active"):
             if path.stem == self.token or path.stem in self.overlaps:
                 continue
-            try:
-                fd = os.open(path, os.O_RDONLY)
-            except OSError:
-                continue
-            try:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    info = self._info(path)
-                    self.overlaps[path.stem] = {"pid": info.get("pid"), "start": iso(info["start"]) if "start" in info else None,
-                                                "end": None}
-                    continue
-                path.unlink(missing_ok=True)  # its run died without unregistering
-            finally:
-                os.close(fd)
+            held = _held(path)
+            if held:
+                info = self._info(path)
+                self.overlaps[path.stem] = {"pid": info.get("pid"), "start": iso(info["start"]) if "start" in info else None,
+                                            "end": None}
+            elif held is False:
+                path.unlink(missing_ok=True)  # its run died without unregistering (a token is never used again)
 
     @staticmethod
     def _info(path: Path) -> dict:
@@ -146,22 +138,27 @@ class Registry:
     def _others_active(self) -> bool:
         """Whether another run holds its marker now (a marker nobody holds is a killed run's: not active)."""
         for path in [*self.registry.glob("*.active"), *self.registry.glob("*.new")]:  # .new: registering now
-            if path.stem == self.token:
-                continue
-            try:
-                fd = os.open(path, os.O_RDONLY)
-            except OSError:
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except BlockingIOError:
+            if path.stem != self.token and _held(path):
                 return True
-            finally:
-                os.close(fd)
         return False
 
     def _note(self, text: str) -> None:
         self.notes.append(text)
+
+
+def _held(marker: Path) -> bool | None:
+    """Whether a run holds `marker` now (its flock), or None when the marker is gone (its run ended meanwhile)."""
+    try:
+        fd = os.open(marker, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
 
 
 def _release(fd: int, marker: Path) -> None:

@@ -296,6 +296,24 @@ def runs(experiment: str, machine: str | None = None, root: Path | None = None,
     return metas
 
 
+def run_clocks(experiment: str, df: pd.DataFrame) -> dict[str, float]:
+    """run id -> the CPU clock in MHz recorded in that stored run's metadata (machine.cpu_mhz, else its nominal
+    clock), for the runs these rows come from: cycles are counted at the clock of the run that measured them, never
+    at this host's. Runs without a recorded clock (or not stored) are left out."""
+    ids = set(df["run_id"].astype(str)) if "run_id" in df else set()
+    try:
+        metas = runs(experiment, "all", include_incomplete=True) if ids else []
+    except MechsymError:
+        metas = []
+    out = {}
+    for meta in metas:
+        mi = meta.get("machine") or {}
+        mhz = mi.get("cpu_mhz") or (mi.get("facts") or {}).get("nominal_mhz")
+        if meta.get("run_id") in ids and mhz:
+            out[meta["run_id"]] = float(mhz)
+    return out
+
+
 def skipped_runs(experiment: str, machine: str | None = None, root: Path | None = None,
                  include_incomplete: bool = False) -> list[str]:
     """Why each run that runs() leaves out was left out (a CSV that does not match its JSON)."""

@@ -177,6 +177,22 @@ def basis(name: str, machine: str, run_ids: str) -> str:
     return text
 
 
+def jmh_subrows(module, name: str, verdicts: list[Verdict], preset: str | None) -> list[Verdict]:
+    """JMH's sub-rows of the headline claims (jmh_views.claim_rows), machine by machine for the machines judged,
+    from the stored JMH run of the same preset (else the most thorough stored). Never primary: JMH stands beside the
+    post's protocol, never in its place. None when the experiment has no JMH comparison or no stored JMH run."""
+    from . import jmh_views
+
+    if name not in jmh_views.SPECS:
+        return []
+    out = []
+    for machine in sorted({v.machine for v in verdicts if v.machine}):
+        chosen = preset if preset and preset != "stored" and jmh_views.run_ids(name, machine, preset=preset) else None
+        out += [dataclasses.replace(v, machine=machine, primary=False)
+                for v in jmh_views.claim_rows(module.CLAIMS, machine, preset=chosen)]
+    return out
+
+
 def quiet(meta: dict) -> bool:
     """A run taken on a quiet machine (or one stored before noise was recorded: unknown counts as quiet)."""
     try:
@@ -261,6 +277,7 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
             verdicts = machine_verdicts(module, df)
             if replicate:
                 verdicts = replication(module, name, df, verdicts)
+            verdicts += jmh_subrows(module, name, verdicts, preset)
         except MechsymError:
             raise
         except Exception as e:
@@ -270,6 +287,9 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
         judged = sorted({v.machine for v in verdicts})
         codes = run_codes(name, df)
         bases: dict[tuple, str] = {}
+        jmh_ids = {r for v in verdicts if v.protocol == "jmh" for r in str(v.run_id).split(",") if r}
+        if jmh_ids:
+            codes.update(run_codes(name, pd.DataFrame({"run_id": sorted(jmh_ids)})))
         for v in verdicts:
             row = _row(name, v.machine, v.claim, v.outcome, v.now, v.why, v)
             row["code"] = "; ".join(dict.fromkeys(codes.get(r, "") for r in str(v.run_id).split(",") if r))
@@ -361,10 +381,18 @@ def cache_key(name: str, machine: str | None, preset: str | None, replicate: boo
                  "seed": stats.current_seed(),
                  "here": store.machine_id(), "root": str(store.results_root()), "runs": runs,
                  "code": code_fingerprint(name), "kernels": provenance.checkout_fingerprint(name),
+                 "jmh": _jmh_runs(name),
                  "judge": [getattr(getattr(module, "verdicts", None), a, None) for a in ("__module__", "__qualname__")]}
     except (OSError, ValueError):
         return None
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _jmh_runs(name: str) -> list:
+    """The JMH runs behind an experiment's JMH sub-rows, by checksum (jmh_views.run_checksums)."""
+    from . import jmh_views
+
+    return jmh_views.run_checksums(name) if name in jmh_views.SPECS else []
 
 
 def _cache_path(slot: str, key: str) -> Path:

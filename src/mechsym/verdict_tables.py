@@ -77,17 +77,40 @@ def agreement(v: Verdict) -> str:
     return text + " (unstable)" if v.unstable else text
 
 
+NEAR_MARK = "†"   # a decisive row near its threshold: another resampling seed may not decide it
+BIMODAL = "inconclusive: bimodal"
+
+
+def outcome_text(v: Verdict) -> str:
+    """The outcome as the table shows it: 'inconclusive: bimodal' for a cell whose forks form modes, a mark on a
+    decisive row that sits near its threshold (tests/test_seed_stability.py lets those flip between seeds)."""
+    if v.outcome == INCONCLUSIVE and (v.modes or v.why.startswith("bimodal")):
+        return BIMODAL
+    return f"{v.outcome} {NEAR_MARK}" if v.near else v.outcome
+
+
+def _status(text: str) -> str:
+    """The outcome behind a shown outcome text ('holds †' -> 'holds')."""
+    return text.split(":")[0].replace(NEAR_MARK, "").strip()
+
+
 def display(verdicts: list[Verdict]) -> pd.DataFrame:
     """claim | primary or sub-row | scope | protocol | then | now | holds on this machine? | runs agreeing | why (and
-    machine when several). Each claim's primary verdict (primary_of) is marked; the others are its sub-rows."""
+    machine when several). Each claim's primary verdict (primary_of) is marked; the others are its sub-rows. A verdict
+    on a bimodal cell is followed by one row per mode ("per mode"), each judged with its own interval."""
     if verdicts and not any(v.primary for v in verdicts):
         verdicts = mark_primary(verdicts)
     rows = []
     for v in verdicts:
         rows.append({"machine": v.machine, "claim": v.claim.text, "row": "primary" if v.primary else "sub-row",
                      "scope": v.scope_text, "protocol": v.protocol,
-                     "then": v.claim.then, "now": v.now, "holds on this machine?": v.outcome,
+                     "then": v.claim.then, "now": v.now, "holds on this machine?": outcome_text(v),
                      "runs agreeing": agreement(v), "why": v.why})
+        for label, m in v.modes:
+            rows.append({"machine": v.machine, "claim": v.claim.text, "row": "per mode",
+                         "scope": "; ".join(x for x in (v.scope_text, label) if x), "protocol": v.protocol,
+                         "then": v.claim.then, "now": m.now, "holds on this machine?": outcome_text(m),
+                         "runs agreeing": "", "why": m.why})
     df = pd.DataFrame(rows)
     if df.empty:
         return df
@@ -99,15 +122,32 @@ def display(verdicts: list[Verdict]) -> pd.DataFrame:
     return df
 
 
+def legend(verdicts: list[Verdict]) -> str:
+    """The table's caption: what its marks mean, for the marks it carries ('' when none)."""
+    parts = []
+    near = sum(v.near for v in verdicts)
+    if near:
+        parts.append(f"{NEAR_MARK} near its threshold ({near} row{'s' if near != 1 else ''}): decisive under this "
+                     "resampling seed, but another seed may not decide it; read it as a weak result")
+    bimodal = [v for v in verdicts if outcome_text(v) == BIMODAL]
+    if bimodal:
+        parts.append(f"{BIMODAL} ({len(bimodal)} row{'s' if len(bimodal) != 1 else ''}): the forks of a cell form "
+                     "separated clusters; one interval over both means nothing, so each mode is judged in the "
+                     "'per mode' rows (a mode of fewer than 5 forks has no interval)")
+    return ". ".join(parts)
+
+
 def styled(verdicts: list[Verdict]):
-    """The verdict table for a notebook: colour per outcome."""
+    """The verdict table for a notebook: colour per outcome, the marks explained in the caption."""
     df = display(verdicts)
     if df.empty:
         return df
     status = [c for c in df.columns if c.startswith("holds on")]
-    return (df.style.map(lambda v: COLOURS.get(v, ""), subset=status)
-            .set_properties(**{"text-align": "left", "white-space": "pre-wrap", "vertical-align": "top"})
-            .hide(axis="index"))
+    out = (df.style.map(lambda v: COLOURS.get(_status(v), "") if isinstance(v, str) else "", subset=status)
+           .set_properties(**{"text-align": "left", "white-space": "pre-wrap", "vertical-align": "top"})
+           .hide(axis="index"))
+    text = legend(verdicts)
+    return out.set_caption(text) if text else out
 
 
 def for_notebook(verdicts: list[Verdict], notebook: str) -> list[Verdict]:

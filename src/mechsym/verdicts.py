@@ -28,7 +28,10 @@ import pandas as pd
 
 from . import stats
 from .analysis import LAB, POST, Protocol, fmt_value, runtime_label
-from .estimates import Estimate, estimate, estimate_with, least, more_forks, most  # noqa: F401 (claims use them)
+from .units import si
+from .estimates import Estimate, more_forks  # noqa: F401 (claims use them)
+# the estimates the experiments call: mechsym.estimates', judged per mode where a group is bimodal
+from .modes import estimate, estimate_with, least, most  # noqa: F401 (claims use them)
 
 HOLDS = "holds"
 FAILS = "does not hold"
@@ -177,6 +180,7 @@ class Verdict:
     near: bool = False                          # decisive, but the deciding end sits at the threshold
     fact: bool = False                          # every fork gave the same number
     primary: bool = False                       # the claim's one primary verdict (see primary_of); others are sub-rows
+    modes: tuple = ()                           # a bimodal cell's verdict per mode: (label, Verdict) pairs
 
     def __post_init__(self):
         if self.outcome not in OUTCOMES:
@@ -258,6 +262,7 @@ def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, prot
         raise ValueError(f"claim {claim.id}: no rule to judge it by")
     then = None if claim.no_ratio or stand_in else _safe_then(claim)
     why = "; ".join(x for x in (why, stand_in) if x)
+    per_mode: tuple = ()
     if est is None:
         return Verdict(claim, UNMEASURABLE, "n/a", missing, machine=machine, scope=scope, protocol=proto,
                        run_id=run_id)
@@ -272,8 +277,12 @@ def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, prot
             f"{MIN_FORKS} (the standard preset runs more)", why) if x)
     elif est.modes and not claim.shape:
         outcome = INCONCLUSIVE
-        reason = "; ".join(["bimodal: " + "; ".join(m.text(lambda v: f"{v:,.4g}") for m in est.modes)
-                            + "; one interval over both clusters means nothing, more forks do not help"]
+        per_mode = tuple((m.label, _judge_mode(claim, m.est, scope=scope, protocol=protocol, machine=machine,
+                                               run_id=run_id, stand_in=stand_in))
+                         for m in getattr(est, "per_mode", ()))
+        reason = "; ".join(["bimodal: " + "; ".join(m.text(si) for m in est.modes)
+                            + "; one interval over both clusters means nothing, more forks do not help"
+                            + ("; judged per mode in the rows below" if per_mode else "")]
                            + ([why] if why else []))
     else:
         outcome = rule.decide(est.low, est.high)
@@ -292,7 +301,16 @@ def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, prot
     return Verdict(claim, outcome, now, reason, then, est.value, machine, scope, proto,
                    None if not np.isfinite(est.low) else est.low, None if not np.isfinite(est.high) else est.high,
                    est.forks, run_id=run_id, p_value=est.p_value(rule) if outcome in DECISIVE else None,
-                   near=near, fact=est.fact)
+                   near=near, fact=est.fact, modes=per_mode)
+
+
+def _judge_mode(claim: Claim, est: Estimate | None, **kw) -> Verdict:
+    """One mode of a bimodal cell judged as a cell of its own (mechsym.modes cut the group to the mode's forks)."""
+    v = judge(claim, est, why="one mode of a bimodal cell", **kw)
+    if v.outcome == INCONCLUSIVE and 0 < v.forks < MIN_FORKS and not v.fact:
+        v = replace(v, why=f"one mode of a bimodal cell: {v.forks} fork{'s' if v.forks != 1 else ''}, an interval "
+                    f"needs at least {MIN_FORKS}; more forks would give each mode its own")
+    return v
 
 
 def _near(rule: Rule, est: Estimate) -> bool:

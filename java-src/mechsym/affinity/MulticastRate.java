@@ -23,35 +23,26 @@ import mechsym.common.Kernels;
  * A multicast sender and a multicast receiver, one per JVM: messages per
  * second, each second of the run.
  *
- * <p>The claim under test ("Processor Affinity - Part 1", Martin Thompson,
- * 2011-07-19): two JVMs exchanging IP multicast on a dummy interface, each
- * printing the messages it sent or received every second; unpinned, the rate
- * follows "a step function of unpredictable performance"; pinned with
- * {@code taskset -c 2} and {@code taskset -c 4}, "consistent throughput with no
- * step pattern and always the greatest throughput". The post's listing is not
- * in its text; this kernel is written from its description.
+ * <p>The claim under test ("Processor Affinity - Part 1", Martin Thompson, 2011-07-19): two JVMs exchanging IP
+ * multicast on a dummy interface, each printing the messages it sent or received every second; unpinned, the rate
+ * follows "a step function of unpredictable performance"; pinned with {@code taskset -c 2} and
+ * {@code taskset -c 4}, "consistent throughput with no step pattern and always the greatest throughput". The
+ * post's listing is not in its text; this kernel is written from its description.
  *
- * <p>Roles ({@code --role}): {@code sender} sends {@code --messages}
- * datagrams of {@code --size} bytes to {@code --group}:{@code --port} on
- * {@code --interface}, TTL 0 (never routed off the host), each carrying its
- * sequence number, then ten end markers (it stops early, and reports the
- * messages it did send, after {@code --max-seconds}); {@code receiver} joins the group on
- * the interface, touches {@code --ready-file} (so the sender can start after
- * it), and counts datagrams per second from the first one until an end marker,
- * {@code --idle-ms} without a datagram, or {@code --max-seconds}. UDP may drop
- * or reorder: the receiver counts lost (gaps in the sequence) and reordered
- * (late) datagrams and reports them; it fails (exit 3) only when it received
- * nothing. The lab runs the pair inside a network namespace of its own
- * (see the experiment's sweep): nothing leaves it.
+ * <p>Roles ({@code --role}): {@code sender} sends {@code --messages} datagrams of {@code --size} bytes to
+ * {@code --group}:{@code --port} on {@code --interface}, TTL 0 (never routed off the host), each carrying its
+ * sequence number, then ten end markers (it stops early, reporting what it sent, after {@code --max-seconds});
+ * {@code receiver} joins the group, touches {@code --ready-file} (so the sender can start after it), and counts
+ * datagrams per second from the first one until an end marker, {@code --idle-ms} without a datagram, or
+ * {@code --max-seconds}. UDP may drop or reorder: the receiver reports lost (gaps in the sequence) and reordered
+ * (late) datagrams, and fails (exit 3) only when it received nothing. The lab runs the pair in a network
+ * namespace of its own (see the experiment's sweep): nothing leaves it.
  *
- * <p>Output, CSV (role, iteration, warmup, metric, value, unit): per second
- * {@code rate} (messages/s; a last partial second is scaled to its length and
- * marked {@code warmup=true} so it is not read as a full second), then
- * {@code total}, {@code lost}, {@code reordered} (receiver) at the last
- * iteration. Fault injection: {@code --inject=deaf} (receiver) joins no
- * group, receives nothing, exits 3 and prints no number;
- * {@code --inject=sender-dies} (sender) halts with exit 1 halfway, a crashed
- * peer for the tests (the receiver then stops after {@code --idle-ms}).
+ * <p>Output, CSV (role, iteration, warmup, metric, value, unit): per second {@code rate} (messages/s; a last
+ * partial second is scaled to its length and marked {@code warmup=true}), then {@code total}, {@code lost},
+ * {@code reordered} (receiver) at the last iteration. Faults: {@code --inject=deaf} (receiver) joins no group,
+ * receives nothing, exits 3 and prints no number; {@code --inject=sender-dies} (sender) halts with exit 1
+ * halfway, a crashed peer for the tests (the receiver then stops after {@code --idle-ms}).
  *
  * <p>How to run (inside a namespace, as root):
  * <pre>

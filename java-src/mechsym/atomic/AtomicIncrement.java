@@ -18,65 +18,39 @@ import mechsym.common.Kernels;
 /**
  * N threads increment one shared counter until it reaches a total.
  *
- * <p>The claim under test ("Adventures with AtomicLong", 2011-09-11, Martin
- * Thompson): {@code AtomicLong.incrementAndGet()} was a CAS loop
- * ({@code LOCK CMPXCHG}) in JDK 6/7; under contention a CAS loop keeps
- * degrading with threads, while {@code LOCK XADD} levels out at the rate the
- * caches stay coherent (C++ beside it: {@code c-src/atomic_counter.c}).
- * "Disruptor 2.0 Released" (2011-08-27) puts CAS at ~2-10x slower than XADD as
- * contention increases.
+ * <p>The claim under test ("Adventures with AtomicLong", 2011-09-11, Martin Thompson):
+ * {@code AtomicLong.incrementAndGet()} was a CAS loop ({@code LOCK CMPXCHG}) in JDK 6/7; under contention a
+ * CAS loop keeps degrading with threads, while {@code LOCK XADD} levels out at the rate the caches stay
+ * coherent (C++ beside it: {@code c-src/atomic_counter.c}). "Disruptor 2.0 Released" (2011-08-27) puts CAS at
+ * ~2-10x slower than XADD as contention increases.
  *
- * <p>Variants ({@code --variant}), by name:
- * <ul>
- *   <li>{@code atomic-increment}: the listing's loop,
- *       {@code while (i < COUNT) i = counter.incrementAndGet();}. On today's
- *       JDKs an intrinsic: one {@code LOCK XADD}, the fix the post asked for.</li>
- *   <li>{@code cas-loop}: the post's JDK 6/7 {@code incrementAndGet} written
- *       out: {@code get()} then {@code compareAndSet(v, v + 1)}, retried until
- *       it succeeds ({@code LOCK CMPXCHG}).</li>
- *   <li>{@code varhandle-add}: {@code VarHandle.getAndAdd} on a static
- *       volatile long (JDK 9; {@code LOCK XADD}). Not in the post.</li>
- *   <li>{@code long-adder}: {@code LongAdder.increment()} (JDK 8), striped
- *       cells summed after the run; each thread does COUNT / N increments (the
- *       C listing's {@code run_add} shape: a LongAdder has no cheap running
- *       total to loop on). Not in the post: today's answer to a contended
- *       counter.</li>
- *   <li>{@code synchronized}: {@code synchronized (lock) { i = ++counter; }},
- *       for scale. Not in the post.</li>
- * </ul>
+ * <p>Variants ({@code --variant}): {@code atomic-increment}, the listing's loop
+ * {@code while (i < COUNT) i = counter.incrementAndGet();}, on today's JDKs one intrinsic {@code LOCK XADD}
+ * (the fix the post asked for); {@code cas-loop}, the post's JDK 6/7 {@code incrementAndGet} written out
+ * ({@code get()} then {@code compareAndSet(v, v + 1)} until it succeeds). Not in the post:
+ * {@code varhandle-add} ({@code VarHandle.getAndAdd}, {@code LOCK XADD}); {@code long-adder}
+ * ({@code LongAdder.increment()}, each thread COUNT / N increments, the C listing's {@code run_add} shape: a
+ * LongAdder has no cheap running total to loop on); {@code synchronized}, for scale.
  *
- * <p>Protocols ({@code --protocol}): {@code post} times each run as the
- * listing did, from before the threads are created to after they are joined,
- * one run per JVM by default; {@code lab} starts the threads outside the
- * timed region, releases them together from a latch, runs warm-up runs
- * ({@code warmup=true}) and then several measured runs, fresh threads each.
+ * <p>Protocols ({@code --protocol}): {@code post} times each run as the listing did, from before the threads
+ * are created to after they are joined, one run per JVM by default; {@code lab} starts the threads outside the
+ * clock, releases them together from a latch, and runs warm-up runs ({@code warmup=true}) then measured runs,
+ * fresh threads each.
  *
- * <p>Deliberate differences from the listing: COUNT and the thread count are
- * arguments; each thread counts its own successful increments in a local
- * (one register add beside a contended locked instruction) so that the check
- * after the timed region can prove that every increment landed exactly once:
- * the counter must equal the sum of the threads' counts, and reach COUNT (or
- * equal N x COUNT / N for {@code long-adder}), else exit 3 and no number.
- *
- * <p>The comparisons with the listing are in {@code data/fidelity/atomiclong.csv}.
- *
- * <p>Fault injection ({@code --inject=skip}, for the tests): in the first run,
- * before its loop, thread 0 adds 2 in one operation of its variant and counts
- * it as one increment, so the counter ends one above the threads' counts:
- * exit 3, every time. The measured loops never contain the injection.
+ * <p>Deliberate differences from the listing: COUNT and the thread count are arguments; each thread counts its
+ * own successful increments in a local (one register add beside a contended locked instruction), so that after
+ * the clock the counter must equal the sum of the threads' counts and reach COUNT (or N x COUNT / N for
+ * {@code long-adder}), else exit 3 and no number. {@code --inject=skip} (tests): in the first run thread 0
+ * adds 2 in one operation and counts one: exit 3, every time. Comparisons with the listing:
+ * {@code data/fidelity/atomiclong.csv}.
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp build/mechsym.jar mechsym.atomic.AtomicIncrement --variant=cas-loop --threads=2 --count=50000000
  * </pre>
- * prints CSV (pinning, iteration, warmup, metric, value, unit): per run
- * {@code duration} (ns), {@code increments}, {@code ns_per_op} (duration /
- * increments) and {@code throughput} (increments/s); the CAS loop adds
- * {@code cas_failures_per_op} (failed CAS attempts per increment, counted in
- * a local in its loop and summed after the run: 0 when the threads never
- * overlapped). One thread: a few ns per
- * increment; two threads on two CPUs: tens of ns, with the CAS loop behind
- * XADD and LongAdder far ahead of both.
+ * Per run {@code duration} (ns), {@code increments}, {@code ns_per_op}, {@code throughput} and, for the CAS
+ * loop, {@code cas_failures_per_op} (0 when the threads never overlapped). One thread: a few ns per increment;
+ * two threads on two CPUs: tens of ns, the CAS loop behind XADD and LongAdder far ahead of both.
  */
 public final class AtomicIncrement {
     public static final List<String> VARIANTS =

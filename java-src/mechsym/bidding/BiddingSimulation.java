@@ -25,64 +25,37 @@ import mechsym.common.Threads;
  * Clients bidding on items, one thread per client: a blocking bid container
  * against a lock-free one, in a small system with keepers and a factory.
  *
- * <p>The claims under test ("Lock vs no-lock bidding simulation", 2014-03,
- * Chris Fabri): the no-lock container (a ConcurrentLinkedQueue with the peak
- * kept by CAS) is the fastest (2.6M+ bids/s), the mutex around a priority queue
- * the slowest (1.7M); every container peaks at 4 clients on the post's 4-core
- * machine; thread jitter (standard deviation of the threads' completion times
- * over their mean) stays within 0-6% while clients &lt;= cores; the no-lock
- * container has the highest jitter; a bid keeper presized to 1k+ is best.
+ * <p>The claims under test ("Lock vs no-lock bidding simulation", 2014-03, Chris Fabri): the no-lock container
+ * (a ConcurrentLinkedQueue, the peak kept by CAS) is the fastest (2.6M+ bids/s), the mutex around a priority
+ * queue the slowest (1.7M); every container peaks at 4 clients on the post's 4 cores; thread jitter (standard
+ * deviation of the threads' completion times over their mean) stays within 0-6% while clients &lt;= cores,
+ * highest for the no-lock container; a bid keeper presized to 1k+ is best.
  *
- * <p>The post prints no listing: this kernel follows its description. Every
- * client runs in its own thread and bids {@code --bids-per-item} times on
- * every item, interleaved (round after round over all items). A bid: look the
- * item up in the item keeper (a ConcurrentHashMap), read the item's current
- * best bid from its container, make a new bid above it (the bid factory, ids
- * per client, no shared counter), add it to the item's container and put it
- * into the bid keeper (a ConcurrentHashMap of initial capacity
- * {@code --map-capacity}: the post's 16, 1k and 1M).
+ * <p>The post prints no listing: this kernel follows its description. Each client thread bids
+ * {@code --bids-per-item} times on every item, round after round: look the item up in the item keeper (a
+ * ConcurrentHashMap), read its best bid, make a higher bid (the bid factory: ids per client), add it to the
+ * item's container and put it into the bid keeper (a ConcurrentHashMap of initial capacity
+ * {@code --map-capacity}). Containers ({@code --container}): {@code mutex-priority-queue} (the post's Impl1, a
+ * PriorityBlockingQueue), {@code rw-lock-list} (Impl2, a read-write lock around a list, the best bid tracked
+ * on insert), {@code cas-linked-queue} (Impl3, a ConcurrentLinkedQueue, the peak in an AtomicReference updated
+ * by compareAndSet).
  *
- * <p>Containers ({@code --container}), named by what they do:
- * <ul>
- *   <li>{@code mutex-priority-queue}: the post's Impl1, a PriorityBlockingQueue
- *       ordered by price: one lock for reads and writes, a log(k) insert.</li>
- *   <li>{@code rw-lock-list}: Impl2, a ReentrantReadWriteLock around a list,
- *       the best bid tracked on insert (read lock to read it).</li>
- *   <li>{@code cas-linked-queue}: Impl3, a ConcurrentLinkedQueue, the peak kept
- *       in an AtomicReference updated by compareAndSet.</li>
- * </ul>
+ * <p>One simulation: the threads wait on a latch; the clock starts when it opens. Per simulation:
+ * {@code duration}, {@code bids}, {@code bids_per_s}, {@code jitter} (0 for one client) and JIT/GC time
+ * ({@link JitGc}). {@code --gc-between-runs=true} calls System.gc() before each simulation, outside the clock,
+ * as the post did. Protocols: {@code post}, one simulation per item count of {@code --items}, ascending, no
+ * warm-up (the post's sweep); {@code lab}, per item count warm-up runs then measured runs.
  *
- * <p>One simulation: the clients' threads are started and wait on a latch;
- * the clock starts when it opens; each thread notes when it finishes. Metrics
- * per simulation: {@code duration} (ns, until the last thread), {@code bids},
- * {@code bids_per_s} (all clients' bids over the duration), {@code jitter}
- * (population standard deviation of the completion times over their mean, the
- * post's definition; 0 for one client), {@code jit_ms}, {@code gc_ms} and {@code gc_count} ({@link JitGc},
- * read around the clock; {@code gc_events} and {@code gc_pause_ms} repeat the GC figures under their older names).
- * {@code --gc-between-runs=true} calls System.gc() before each simulation,
- * outside the clock, as the post did.
- *
- * <p>Protocols ({@code --protocol}): {@code post}, the post's sweep: one JVM
- * runs one simulation per item count of {@code --items} in ascending order
- * (its plots' x axis, "throughput as number of items increases, for fixed
- * number of clients"), no separate warm-up; {@code lab}: for each item count,
- * {@code --warmup-runs} simulations marked warm-up, then {@code --runs}
- * measured ones. One CSV row per simulation and metric, with its item count.
- *
- * <p>Checks, after the timed region of every simulation: every item's best
- * bid is the highest bid the bid keeper holds for it, its container holds
- * clients x bids-per-item bids, and the keeper holds clients x items x
- * bids-per-item bids; else exit 3 and no number. {@code --inject=drop-bid}
- * (tests only): the first client never puts its first bid into the keeper, in
- * every simulation, so the keeper's count check fails every time.
+ * <p>Checks after every simulation: each item's best bid is the highest the keeper holds for it; the
+ * containers and the keeper hold every bid; else exit 3, no number. {@code --inject=drop-bid} (tests): the
+ * first client's first bid never reaches the keeper: the check fails every time.
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp build/mechsym.jar mechsym.bidding.BiddingSimulation --container=cas-linked-queue --clients=2 \
  *        --items=1,4,16,32 --protocol=post
  * </pre>
- * Millions of bids per second, rising with the item count (fewer clients on
- * the same item at once), the priority queue the slowest.
+ * Millions of bids per second, rising with the item count, the priority queue the slowest.
  */
 public final class BiddingSimulation {
     public static final List<String> CONTAINERS = List.of("mutex-priority-queue", "rw-lock-list", "cas-linked-queue");

@@ -61,9 +61,8 @@ import mechsym.spsc.SpscQueue;
  *   java -cp 'build/mechsym.jar:build/lib/*' mechsym.disruptor.DisruptorThroughput \
  *        --channel=disruptor-busy-spin --events=20000000 --pin=0,1
  * </pre>
- * prints {@code duration} (ns), its JIT and GC time ({@link JitGc}) and {@code throughput} (events/s) per run.
- * Expect tens of millions of events/s for the RingBuffer and the SPSC queues across two cores, a few million for
- * ArrayBlockingQueue.
+ * {@code duration} (ns), JIT and GC time ({@link JitGc}) and {@code throughput} (events/s) per run: tens of
+ * millions of events/s for the RingBuffer and the SPSC queues across two cores, a few million for the ABQ.
  */
 public final class DisruptorThroughput {
     public static final List<String> CHANNELS = List.of("disruptor-busy-spin", "disruptor-yielding",

@@ -23,42 +23,34 @@ import mechsym.common.Threads;
  * padding is read ("summed") is the reliable technique.
  *
  * <p>As in the listings: counter k lives in a static array filled before the run; thread k runs
- * {@code long i = N + 1; while (0 != --i) longs[k].value = i;}. Layouts ({@code --layout}, see
- * {@link Layouts}): {@code unpadded}, {@code padded-longs} (the first post), {@code padded-atomic} (the second
- * post), {@code inherited} (JCTools-style class chain), {@code contended} (needs {@code -XX:-RestrictContended}),
- * {@code array-stride} (one long[], counters a line apart). {@code --array-offset} places the {@code longs} array in
- * its cache line ({@link Placement}: counter 0 follows the array, and shares its last line or not by where the array
- * starts); each run records where it landed ({@code array_offset}, {@code array_shares_line}). ns/op = duration / N, each thread's time per write;
- * throughput = threads x N / duration, writes per second over all threads.
+ * {@code long i = N + 1; while (0 != --i) longs[k].value = i;}. Layouts ({@code --layout}, see {@link Layouts}):
+ * {@code unpadded}, {@code padded-longs} (the first post), {@code padded-atomic} (the second post),
+ * {@code inherited} (JCTools-style class chain), {@code contended} (needs {@code -XX:-RestrictContended}),
+ * {@code array-stride} (one long[], counters a line apart). {@code --array-offset} places the {@code longs} array
+ * in its cache line ({@link Placement}); each run records where it landed ({@code array_offset},
+ * {@code array_shares_line}). ns/op = duration / N; throughput = threads x N / duration.
  *
- * <p>Protocols ({@code --protocol}):
- * <ul>
- *   <li>{@code post}: the listing's run, once per JVM (defaults {@code --runs=1 --warmup-runs=0}): fresh
- *       counters, fresh threads, the clock around starting and joining them; the loop is compiled while it
- *       runs, as it was. Deliberate differences: N and the thread count are arguments; each thread pins itself
- *       (when {@code --pin} is given) and waits at a gate before the clock starts, so thread creation and
- *       {@code taskset} are outside the clock (the listing's clock also covered {@code Thread.start}, well
- *       under a millisecond against seconds); the counters are checked after the clock stops.</li>
- *   <li>{@code lab} (the default): the same run repeated in one JVM, warm-up runs first (marked
- *       {@code warmup=true}), then several measured runs, one CSV row set per run.</li>
- * </ul>
- * Checks, after the timed region of every run: each counter holds 1, the last value its loop writes; the padded
- * AtomicLong's padding sums to 7 (the listing's {@code sumPaddingToPreventOptimisation}). Fault injection for the
- * tests ({@code --inject=short}): thread 0 of the first run runs a loop (not the measured one, chosen before the
- * run) that stops two writes early, leaving its counter at 3: exit 3, no number, every time.
+ * <p>Protocols ({@code --protocol}): {@code post}, the listing's run once per JVM: fresh counters and threads,
+ * the clock around starting and joining them, the loop compiled while it runs. Deliberate differences: N and
+ * the thread count are arguments; each thread pins itself ({@code --pin}) and waits at a gate before the clock
+ * starts, so thread creation and {@code taskset} are not timed (the listing's clock covered
+ * {@code Thread.start}, well under a millisecond against seconds); the counters are checked after the clock.
+ * {@code lab} (the default): the same run repeated in one JVM, warm-up runs first, then measured runs.
+ *
+ * <p>Checks after every run: each counter holds 1, the last value its loop writes; the padded AtomicLong's
+ * padding sums to 7 (the listing's {@code sumPaddingToPreventOptimisation}). {@code --inject=short} (tests):
+ * thread 0 of the first run runs a loop (chosen before the run) that stops two writes early: exit 3, no number.
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp build/mechsym.jar mechsym.falsesharing.FalseSharing --layout=unpadded --threads=2 --pin=0,1 \
  *        --iterations=50000000
- *   java -cp build/mechsym.jar mechsym.falsesharing.FalseSharing --layout=padded-atomic --threads=2 --pin=0,1 \
- *        --iterations=50000000
+ *   java -cp build/mechsym.jar mechsym.falsesharing.FalseSharing --layout=padded-atomic ... (same arguments)
  *   java -XX:-RestrictContended -cp build/mechsym.jar mechsym.falsesharing.FalseSharing --layout=contended ...
  * </pre>
- * prints CSV (pinning, iteration, warmup, metric, value, unit): per run {@code duration} (ns),
- * {@code ns_per_op}, {@code throughput} (ops/s). With one thread all layouts alike; with two threads on two
- * cores the unpadded layout slower than the padded ones by what one cache line's trip between the cores costs
- * (the post saw it clearly on a 4-core Nehalem; on a 2-vCPU virtual machine it differs from JVM to JVM).
+ * Per run {@code duration} (ns), {@code ns_per_op}, {@code throughput}. With one thread all layouts alike; with
+ * two threads on two cores the unpadded layout slower than the padded ones by what one cache line's trip between
+ * the cores costs (clear on the post's Nehalem; on a 2-vCPU virtual machine it differs from JVM to JVM).
  */
 public final class FalseSharing {
     public static final List<String> PROTOCOLS = List.of("lab", "post");

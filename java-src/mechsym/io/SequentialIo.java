@@ -55,20 +55,17 @@ import mechsym.common.Kernels;
  * file); {@code --evict=ask} stops before each phase ({@code seqio: evict before ...} on stderr) until a line on
  * stdin, while the bench drops the file's pages, never in the clock; {@code nanoTime} for the clock.
  * {@code --inject=corrupt} (tests) changes one byte after pass 0's write: the read check fails, every time.
- *
- * <p>The file: {@code --file} is created by writing zero pages (untimed) and deleted at the end, whatever
- * happens; with {@code --preallocate=false} it must exist with exactly {@code --size} bytes. Nothing else is
- * written. Comparisons with the listing: {@code data/fidelity/seqio.csv}.
+ * {@code --file} is created by writing zero pages (untimed; with {@code --preallocate=false} it must exist with
+ * {@code --size} bytes) and deleted at the end, whatever happens. Comparisons: {@code data/fidelity/seqio.csv}.
  *
  * <p>How to run and what you should see:
  * <pre>
- *   java -cp build/mechsym.jar mechsym.io.SequentialIo --method=channel-heap --file=/tmp/seqio.dat \
- *        --size=409600000 --passes=5
+ *   java -cp build/mechsym.jar mechsym.io.SequentialIo --method=channel-heap --file=/tmp/seqio.dat --size=409600000
  *   java -cp build/mechsym.jar mechsym.io.SequentialIo --protocol=post --method=all --file=/tmp/seqio.dat ...
  * </pre>
- * prints {@code write_/read_duration} (ns), {@code write_/read_throughput} (MB/s) per pass. From the page cache
- * {@code random-access-file} and the channels read at several GB/s, {@code buffered-stream} several times
- * slower; with {@code --sync=true --evict=ask} (driven by the bench) every method sits near the device's speed.
+ * {@code write_/read_duration} (ns), {@code write_/read_throughput} (MB/s) per pass. From the page cache the
+ * channels and {@code random-access-file} read at several GB/s, {@code buffered-stream} several times slower;
+ * with {@code --sync=true --evict=ask} (driven by the bench) every method sits near the device's speed.
  */
 public final class SequentialIo {
     public static final int PAGE_SIZE = 4096;

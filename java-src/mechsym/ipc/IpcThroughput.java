@@ -25,57 +25,39 @@ import mechsym.common.Threads;
  * Messages per second through an off-heap SPSC queue in a memory-mapped file,
  * between two processes (two JVMs) or two threads of one process.
  *
- * <p>The claim under test ("135 Million messages a second between processes in
- * pure Java", Nitsan Wakart, 2013-04-07): Martin Thompson's SPSC queue, moved
- * off heap into a memory-mapped file with its counters aligned and each on its
- * own cache line ({@link OffHeapQueue}), carries ints between two processes at
- * the in-heap queue's 130M messages/s (135M same core, 98M across cores); the
- * same off-heap queue in one process is faster still; unaligned counters are
- * slow and not atomic.
+ * <p>The claim under test ("135 Million messages a second between processes in pure Java", Nitsan Wakart,
+ * 2013-04-07): Martin Thompson's SPSC queue, moved off heap into a memory-mapped file with its counters
+ * aligned and each on its own cache line ({@link OffHeapQueue}), carries ints between two processes at the
+ * in-heap queue's 130M messages/s (135M same core, 98M across cores); the same queue in one process is faster
+ * still; unaligned counters are slow and not atomic.
  *
- * <p>Written from the post's description (the post has no listing): this JVM
- * creates the file (under {@code --dir}, default {@code $MECHSYM_SCRATCH}),
- * maps it and consumes; with {@code --transport=processes} it starts a second
- * JVM (same java, same JVM options) that maps the same file and produces; with
- * {@code --transport=threads} a thread of this JVM produces. The producer sends
- * the sequence 0, 1, 2, ... as ints; each side busy-spins when the queue is
- * full or empty ({@code --wait=spin}, the post's IPC test, whose
- * {@code Thread.yield()} calls are commented out) or yields
- * ({@code --wait=yield}: "Removing the Thread.yield ... improved performance
- * when running on the same core, but made it worse otherwise"). One run =
- * {@code --messages} ints; the consumer releases each run (a flag in the
- * control line after the buffer), times it from the release to the
- * last int taken, and compares every int with the one the sequence puts there,
- * OR-ing the differing bits into one word ({@code diff |= v ^ expected}: one
- * cycle, no branch, no long dependency chain) that is checked after the timed
- * region: a lost, repeated, reordered or torn message fails the run (exit 3,
- * no number).
- * The file is deleted as soon as both sides have mapped it (the mapping
- * outlives the name), and by a shutdown hook on exit, Ctrl-C and SIGTERM; the
- * producer JVM is killed by that hook too, and ends itself when this JVM is
- * gone.
+ * <p>Written from the post's description (it has no listing): this JVM creates the file (under {@code --dir},
+ * default {@code $MECHSYM_SCRATCH}), maps it and consumes; the producer is a second JVM
+ * ({@code --transport=processes}, same java and JVM options) or a thread of this one
+ * ({@code --transport=threads}). It sends 0, 1, 2, ... as ints; each side busy-spins when the queue is full or
+ * empty ({@code --wait=spin}, the post's IPC test) or yields ({@code --wait=yield}, which the post found
+ * better on one core, worse across cores). One run = {@code --messages} ints, timed by the consumer from its
+ * release (a flag in the control line) to the last int taken. The consumer ORs each int's difference from the
+ * expected one into one word ({@code diff |= v ^ expected}: no branch), checked after the clock: a lost,
+ * repeated, reordered or torn message fails the run (exit 3, no number). The file is deleted once both sides
+ * have mapped it, and by a shutdown hook (exit, Ctrl-C, SIGTERM) that also kills the producer JVM, which ends
+ * itself when this JVM is gone.
  *
- * <p>Protocols: {@code post}, the post's harness as described: repeated runs
- * in one JVM, each printing ops/sec, none marked warm-up (the post quotes its
- * best); {@code lab}, {@code --warmup-runs} runs marked warm-up, then
- * {@code --runs} measured runs. Both use the same threads for every run (the
- * post started a new producer thread per run in process; between processes
- * the producer lives for the whole run anyway).
+ * <p>Protocols: {@code post}, repeated runs in one JVM, each printing ops/sec, none marked warm-up (the post
+ * quotes its best); {@code lab}, {@code --warmup-runs} runs marked warm-up, then {@code --runs} measured runs.
+ * Both keep the same threads for every run (the post started a new producer thread per run in process).
  *
- * <p>Test-only faults ({@code --inject}): {@code lose-one}, the producer skips
- * one value in the middle of every run (the check fails: exit 3);
- * {@code producer-exit}, the producer stops half-way through the first run
- * (its process halts): the consumer must say so (exit 1), not hang.
+ * <p>Test-only faults ({@code --inject}): {@code lose-one}, the producer skips one value in the middle of
+ * every run (exit 3); {@code producer-exit}, the producer's process halts half-way through the first run: the
+ * consumer must say so (exit 1), not hang.
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp 'build/mechsym.jar:build/lib/*' mechsym.ipc.IpcThroughput --transport=processes --pin=0,1
  * </pre>
- * prints CSV rows (iteration, warmup, metric, value, unit) with
- * {@code throughput} in ops/s and {@code duration} in ns per run (with threads also {@code jit_ms},
- * {@code gc_ms}, {@code gc_count}: {@link JitGc}; between processes the producer JVM's are not seen), and each
- * counter's address mod 64 (24 aligned, 60 unaligned). The post saw 98M ops/s
- * between processes across cores, 220M between threads.
+ * {@code throughput} (ops/s) and {@code duration} (ns) per run (with threads also JIT/GC time, {@link JitGc}),
+ * and each counter's address mod 64 (24 aligned, 60 unaligned). The post saw 98M ops/s between processes
+ * across cores, 220M between threads.
  */
 public final class IpcThroughput {
     static final List<String> ROLES = List.of("consumer", "producer");

@@ -20,62 +20,39 @@ import mechsym.common.VmOptions;
 /**
  * Counter increments under a lock, 1..N contending threads.
  *
- * <p>The claim under test ("Java Lock Implementations", 2011-11-19, and
- * "Biased Locking, OSR, and Benchmarking Fun", 2011-11-22, Martin Thompson):
- * a JVM monitor ({@code synchronized}) with or without biased locking against
- * a {@code ReentrantLock}, when N threads increment one shared counter inside
- * the lock. The first post warmed up with one run as large as the measured
- * one and concluded that biased locking costs ~10% uncontended; the second
- * post warmed up with ten short runs and set
- * {@code -XX:BiasedLockingStartupDelay=0}, and found biased locking 8-10x
- * faster uncontended. Which JVM flags a run gets is the launcher's business;
- * this kernel only chooses the lock and the warm-up policy.
+ * <p>The claim under test ("Java Lock Implementations", 2011-11-19, and "Biased Locking, OSR, and Benchmarking
+ * Fun", 2011-11-22, Martin Thompson): a JVM monitor ({@code synchronized}) with or without biased locking
+ * against a {@code ReentrantLock}, when N threads increment one shared counter inside the lock. The first post
+ * warmed up with one run as large as the measured one and found biased locking costs ~10% uncontended; the
+ * second warmed up with ten short runs and {@code -XX:BiasedLockingStartupDelay=0}, and found it 8-10x faster
+ * uncontended. The launcher chooses the JVM flags; this kernel chooses the lock and the warm-up policy.
  *
- * <p>Locks, by name ({@code --lock}):
- * <ul>
- *   <li>{@code monitor}: {@code synchronized} on one object allocated when the
- *       class initialises, as the post's static {@code jvmLock}. Allocated early
- *       on purpose: with {@code BiasedLockingStartupDelay > 0} it is created
- *       before biasing is enabled and so is never biased, which is exactly the
- *       first post's mistake.</li>
- *   <li>{@code reentrant}: {@code java.util.concurrent.locks.ReentrantLock}
- *       (non-fair), as the post's {@code jucLock}.</li>
- *   <li>{@code atomic}: no lock, {@code AtomicLong.incrementAndGet}. Not in the
- *       posts: today's lock-free baseline.</li>
- *   <li>{@code stamped}: {@code StampedLock} write lock (JDK 8). Not in the posts.</li>
- * </ul>
+ * <p>Locks ({@code --lock}): {@code monitor}, {@code synchronized} on one object allocated when the class
+ * initialises, as the post's static {@code jvmLock} (so with {@code BiasedLockingStartupDelay > 0} it is
+ * created before biasing is enabled and never biased: exactly the first post's mistake); {@code reentrant}, a
+ * non-fair {@code ReentrantLock}, the post's {@code jucLock}. Not in the posts: {@code atomic}
+ * ({@code AtomicLong.incrementAndGet}, no lock) and {@code stamped} ({@code StampedLock} write lock).
  *
- * <p>Warm-up ({@code --warmup-policy}): {@code single} is the first post's one warm-up
- * run of the full iteration count; {@code short} is the second post's ten runs
- * of 100,000 iterations ({@code --warmup-iterations}). Warm-up runs are
- * reported too, marked {@code warmup=true}.
+ * <p>Warm-up ({@code --warmup-policy}): {@code single}, the first post's one run of the full iteration count;
+ * {@code short}, the second post's ten runs of {@code --warmup-iterations} (100,000). Warm-up runs are
+ * reported, marked {@code warmup=true}. Workers ({@code --workers}): {@code fresh} starts new threads every
+ * run, as both posts did; {@code reused} keeps the same threads for all runs. Not in the posts, and it
+ * matters: on JDK 17 a monitor biased towards a dead thread is revoked, not re-biased, so with fresh workers
+ * only a JVM's first run sees a biased lock.
  *
- * <p>Workers ({@code --workers}): {@code fresh} starts new threads for every
- * run, as both posts did; {@code reused} keeps the same N threads for all runs
- * (barriers between runs). Not in the posts, and it matters: on JDK 17 a
- * monitor biased towards a thread that has died is revoked, not re-biased, when
- * the next run's new thread takes it, so with fresh workers only the first run
- * of a JVM ever sees a biased lock.
- *
- * <p>Changes from the posts' code, all deliberate: several measured runs per
- * JVM ({@code --runs}); the clock starts when the barrier trips (all threads
- * created, started and waiting) instead of before thread creation, so thread
- * start-up is not in the timed region; the counter is checked to equal
- * threads x (iterations / threads) after every run, and the kernel exits with
- * code 3 and prints no number when it does not; optional per-thread pinning
- * ({@code --pin=0,1}: thread i goes to CPU pin[i % n], through taskset on its
- * own Linux thread id).
+ * <p>Deliberate differences from the posts' code: several measured runs per JVM ({@code --runs}); the clock
+ * starts when all threads wait at a barrier, so thread start-up is not timed; the counter must equal threads x
+ * (iterations / threads) after every run, else exit 3 and no number ({@code --inject=drop-one}, for the tests,
+ * loses one increment: exit 3 every time); {@code --pin=0,1} pins thread i to CPU pin[i % n].
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -XX:+UseBiasedLocking -XX:BiasedLockingStartupDelay=0 -cp build/mechsym.jar \
  *        mechsym.locks.LockContention --lock=monitor --threads=1 --iterations=100000000 --warmup-policy=short --workers=reused
  * </pre>
- * prints CSV (iteration, warmup, metric, value, unit) with {@code throughput}
- * in ops/s and {@code duration} in ns per run. On JDK 17, biased
- * uncontended monitors should be several times faster than
- * {@code -XX:-UseBiasedLocking}; at 2+ threads the monitor's throughput drops
- * by an order of magnitude.
+ * {@code throughput} (ops/s) and {@code duration} (ns) per run. On JDK 17, biased uncontended monitors several
+ * times faster than {@code -XX:-UseBiasedLocking}; at 2+ threads the monitor's throughput drops by an order of
+ * magnitude.
  */
 public final class LockContention {
     public static final List<String> LOCKS = List.of("monitor", "reentrant", "atomic", "stamped");

@@ -33,9 +33,12 @@ import java.util.function.BooleanSupplier;
  * non-blocking read; {@code selectnow} spins on {@code Selector.selectNow()};
  * {@code select} blocks in {@code Selector.select()}; {@code block} blocks in a
  * blocking read. {@code --yield=true} (the post's {@code -Dyield=true}) calls
- * {@code Thread.yield()} on every empty spin. IPC: two longs on their own cache
- * lines of a memory-mapped file, written with release and read with acquire
- * semantics (VarHandle views), both ends busy spinning.
+ * {@code Thread.yield()} on every empty spin. IPC, the shape of java-ping's
+ * IpcPingClient/IpcPingServer: in a memory-mapped file, a counter and a 32-byte
+ * message on each of two cache lines; a side copies the message into its
+ * outgoing slot, stores its counter with release semantics and waits for the
+ * other's counter with a CAS of the expected value for itself (VarHandle
+ * views), both ends busy spinning.
  */
 final class Links {
     static final int SIZE = 32;
@@ -44,7 +47,9 @@ final class Links {
     static final long CORRUPT = 1L << 40;  // added to an echo by --inject=bad-echo
     static final int IPC_BYTES = 4096;
     private static final int PING = 0;
+    private static final int PING_DATA = 8;   // the 32-byte message beside its counter, as java-ping's layout
     private static final int PONG = 128;   // two cache lines apart: no false sharing with PING
+    private static final int PONG_DATA = PONG + 8;
     private static final long STOP = -1;
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
@@ -168,17 +173,20 @@ final class Links {
     private static Link ipcClient(final Path file, final Spin spin) throws IOException {
         final MappedByteBuffer map = mapped(file);
         return new Link() {
-            private long last;   // the PONG slot's last value: a new echo is any change
-
             @Override
             public long ping(final long seq) throws IOException {
+                // the message: the last echo copied into the outgoing slot, its first 8 bytes the sequence number
+                map.put(PING_DATA, map, PONG_DATA, SIZE);
+                map.putLong(PING_DATA, seq);
                 LONGS.setRelease(map, PING, seq);
-                long v;
-                while ((v = (long) LONGS.getAcquire(map, PONG)) == last) {
+                // wait for the echo counter with a CAS (seq for seq), as java-ping's IpcPingClient; a witness
+                // other than the last counter (a corrupt echo) ends the wait too, so a fault cannot hang the client
+                final long last = seq - 1;
+                long w;
+                while ((w = (long) LONGS.compareAndExchange(map, PONG, seq, seq)) == last) {
                     spin.idle();
                 }
-                last = v;
-                return v;
+                return w == seq ? map.getLong(PONG_DATA) : w;
             }
 
             @Override
@@ -309,16 +317,23 @@ final class Links {
                 long last = 0;
                 boolean corrupt = inject;
                 while (true) {
-                    long v;
-                    while ((v = (long) LONGS.getAcquire(map, PING)) == last) {
+                    // wait for the next ping with a CAS (next for next), as java-ping's IpcPingServer
+                    final long next = last + 1;
+                    long w;
+                    while ((w = (long) LONGS.compareAndExchange(map, PING, next, next)) != next) {
+                        if (w == STOP) {
+                            return;
+                        }
                         spin.idle();
                     }
-                    if (v == STOP) {
-                        return;
+                    last = next;
+                    // copy the 32-byte message back, then publish the echo counter
+                    map.put(PONG_DATA, map, PING_DATA, SIZE);
+                    if (corrupt) {
+                        map.putLong(PONG_DATA, next + CORRUPT);
+                        corrupt = false;
                     }
-                    last = v;
-                    LONGS.setRelease(map, PONG, corrupt ? v + CORRUPT : v);
-                    corrupt = false;
+                    LONGS.setRelease(map, PONG, next);
                 }
             }
 

@@ -25,63 +25,40 @@ import mechsym.common.Kernels;
  * The Java ping buffet: the round-trip time of a no-op request between a client
  * and a server in two JVMs on one machine, per transport.
  *
- * <p>The claims under test ("A Java Ping Buffet", 2013-07-01, Nitsan Wakart):
- * busy-spinning beats {@code selectNow}, which beats blocking reads and
- * {@code select}; UDP beats TCP; IPC through a memory-mapped file is far
- * faster than any socket (89 / 127 ns min / median against TCP busy-spin's
- * 6,244 / 6,784 ns); timing an empty loop ({@code ErrPingClient}) shows the
- * timer's own error, 50 ns at the median.
+ * <p>The claims under test ("A Java Ping Buffet", 2013-07-01, Nitsan Wakart): busy-spinning beats
+ * {@code selectNow}, which beats blocking reads and {@code select}; UDP beats TCP; IPC through a memory-mapped
+ * file is far faster than any socket (89 / 127 ns min / median against TCP busy-spin's 6,244 / 6,784 ns);
+ * timing an empty loop ({@code ErrPingClient}) shows the timer's own error, 50 ns at the median.
  *
- * <p>Written anew from the post's description and the post's public tool
- * (github.com/nitsanw/java-ping, run beside this kernel for fidelity): the client
- * (this process, {@code --role=client}, the default) starts the server as a
- * second JVM ({@code --role=server}, same java, class path and VM options),
- * which binds an ephemeral loopback port (or maps the IPC file) and prints
- * {@code ready port=N} on its stdout; the client connects and, per run, times
- * {@code --pings} round trips of a 32-byte message with {@code System.nanoTime()}
- * around each, one run after another (the post's tool: 100,000 pings a row,
- * one CSV row of Min, 50%, 90%, 99%, 99.9%, 99.99%, Max per run). Each ping
- * carries its sequence number; the client counts echoes that differ and,
- * after the run's timed region, fails the run (exit 3, no numbers) if any did.
- * The post's knobs: {@code --yield=true} yields on every empty spin (both
- * ends), {@code --wait-nanos=N} busy-waits N ns between pings (client, outside
- * the timed ping). Modes: see {@link Links}. {@code timer} starts no server.
+ * <p>Written anew from the post and its public tool (github.com/nitsanw/java-ping): the client (this process,
+ * {@code --role=client}) starts the server as a second JVM ({@code --role=server}, same java, class path and
+ * VM options), which binds an ephemeral loopback port (or maps the IPC file) and prints {@code ready port=N};
+ * the client then times {@code --pings} round trips of a 32-byte message per run with
+ * {@code System.nanoTime()} around each. Each ping carries its sequence number; an echo that differs fails the
+ * run after its timed region (exit 3, no numbers). The post's knobs: {@code --yield=true} yields on every
+ * empty spin, {@code --wait-nanos=N} waits N ns between pings, outside the timed ping. Modes ({@code --mode}):
+ * see {@link Links}; {@code timer} starts no server.
  *
- * <p>Differences from java-ping at the post's date (2013-06-30): its IPC ping
- * copies a 32-byte message and spins on a CAS of the echo counter; here one
- * 8-byte sequence number goes out with a release store and comes back through
- * an acquire load (no copy, no CAS). Its {@code -DwaitNanos} parks
- * ({@code LockSupport.parkNanos}, tens of µs on Linux); {@code --wait-nanos}
- * here busy-waits. Its rows are 100,000 socket or 1,000,000 IPC pings.
+ * <p>Differences from java-ping at the post's date (2013-06-30, 99d6df0): its IPC ping copies a 32-byte
+ * message and spins on a CAS of the echo counter, and so does this one ({@link Links}), the message carrying
+ * the sequence number the check reads. Its {@code -DwaitNanos} parks ({@code LockSupport.parkNanos}, tens of
+ * µs on Linux); {@code --wait-nanos} here busy-waits. Its rows are 100,000 socket or 1,000,000 IPC pings.
  *
- * <p>Protocols ({@code --protocol}): {@code post} keeps every round trip in a
- * {@code long[]} and reads the percentiles off the sorted array at index
- * {@code (int)(N * p)}, as the post chose raw data over a histogram;
- * {@code lab} (default) records each run in an HdrHistogram (3 significant
- * digits) after its timed loop. Both add the mean, which the post left out on
- * purpose ("average latency is not latency"), to show what it hides. Both: {@code --warmup-runs} runs first, marked
- * {@code warmup=true}, then {@code --runs} measured runs, one set of rows each.
+ * <p>Protocols ({@code --protocol}): {@code post} keeps every round trip in a {@code long[]} and reads the
+ * percentiles off the sorted array at {@code (int)(N * p)}, as the post chose raw data over a histogram;
+ * {@code lab} (default) records each run in an HdrHistogram (3 significant digits) after its timed loop. Both
+ * add the mean the post left out ("average latency is not latency"), and run {@code --warmup-runs} then
+ * {@code --runs}.
  *
- * <p>Ending on every path: the client closes its socket, tells the IPC server
- * to stop, closes the server's stdin and kills it if it has not gone in 5 s; a
- * shutdown hook does the same on SIGTERM or Ctrl-C; the server halts when its
- * stdin closes, so even a client killed outright (SIGKILL) leaves no server
- * behind. The IPC file ({@code --dir}, default {@code $MECHSYM_SCRATCH}, else
- * the temporary directory) is deleted by the client, its hook, and the server
- * when its stdin closes.
+ * <p>No server outlives the client: it is closed, told to stop, and killed after 5 s (a shutdown hook does the
+ * same on SIGTERM); the server halts when its stdin closes; the IPC file ({@code --dir}) is deleted by both.
+ * {@code --pin=C,S} pins the client's ping thread and the server's echo thread ({@link Affinity}).
+ * {@code --inject=bad-echo} (tests): the server (or the timer's empty ping) returns one wrong sequence number:
+ * every run fails its check, exit 3.
  *
- * <p>Pinning: {@code --pin=C,S} pins the client's ping thread to CPU C and the
- * server's echo thread to CPU S (per thread; see {@link Affinity}); the server
- * is started before the client pins itself, so it does not inherit the mask.
- *
- * <p>Fault injection: {@code --inject=bad-echo} makes the server (or, for
- * {@code timer}, the client's empty ping) return a wrong sequence number once:
- * every run then fails its check, exit 3.
- *
- * <p>How to run: {@code java -cp build/mechsym.jar:build/lib/* mechsym.ping.PingBuffet
- * --mode=tcp-spin --pin=0,1 --pings=100000 --runs=8}. What you should see: IPC
- * a few hundred ns, sockets several µs, select-based modes slowest, the timer
- * tens of ns.
+ * <p>How to run: {@code java -cp build/mechsym.jar:build/lib/* mechsym.ping.PingBuffet --mode=tcp-spin --pin=0,1
+ * --pings=100000 --runs=8}. What you should see: IPC a few hundred ns, sockets several µs, select-based modes
+ * slowest, the timer tens of ns.
  */
 public final class PingBuffet {
     static final List<String> PROTOCOLS = List.of("lab", "post");

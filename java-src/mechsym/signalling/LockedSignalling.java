@@ -22,49 +22,38 @@ import mechsym.common.Threads;
  * Two threads hand control back and forth through one lock and two
  * condition variables.
  *
- * <p>The claim ("Locks &amp; Condition Variables - Latency Impact",
- * 2011-11-05, Martin Thompson): signalling through a {@code ReentrantLock} and
- * two {@code Condition}s costs about three orders of magnitude more than
- * through volatile counters ({@link VolatilePingPong}): 2,023 ns/op pinned on
- * a 2.8 GHz Nehalem, 8,489 unpinned, because the kernel must arbitrate the
- * lock and wake the waiting thread. As in the post: the sender sets
- * {@code sendValue = i}, signals {@code sendCondition} and waits on
- * {@code echoCondition} for the echo of {@code i}; the echo thread waits for
- * {@code sendValue == i}, sets {@code echoValue = i} and signals back; all
- * statics; ns/op = duration / (2 x iterations).
+ * <p>The claim ("Locks &amp; Condition Variables - Latency Impact", 2011-11-05, Martin Thompson): signalling
+ * through a {@code ReentrantLock} and two {@code Condition}s costs about three orders of magnitude more than
+ * through volatile counters ({@link VolatilePingPong}): 2,023 ns/op pinned on a 2.8 GHz Nehalem, 8,489
+ * unpinned, because the kernel must arbitrate the lock and wake the waiting thread. As in the post: the sender
+ * sets {@code sendValue = i}, signals {@code sendCondition} and waits on {@code echoCondition} for the echo of
+ * {@code i}; the echo thread waits for {@code sendValue == i}, sets {@code echoValue = i} and signals back;
+ * all statics; ns/op = duration / (2 x iterations).
  *
  * <p>Protocols ({@code --protocol}):
  * <ul>
- *   <li>{@code post}: the listing. Two fresh threads per run, the post's
- *       {@code while (value != i) await()} loops, the clock on the calling
- *       thread from starting them to joining both; checks after it.
- *       Deliberate differences: the threads are created (and pinned) before
- *       the clock and released by a latch, so thread creation is not timed
- *       (the post's was, tens of microseconds in seconds); several runs per
- *       JVM; every {@code --max-ms} the joining thread looks at the values:
- *       asleep in a state no healthy run passes through is exit 3, a run in
- *       step that did not move is given up (exit 1).</li>
- *   <li>{@code lab} (the default): threads reused across runs, warm-up runs
- *       first, the clock started at a barrier; loops {@code while (value < i)}
- *       and then a check that exactly {@code i} arrived (an in-JVM A/B with
- *       and without it, 30 pairs: median ratio 1.003); sampled round trips
- *       ({@link RoundTrips}).</li>
+ *   <li>{@code post}: the listing. Two fresh threads per run, the post's {@code while (value != i) await()}
+ *       loops, the clock on the calling thread from starting them to joining both; checks after it. Deliberate
+ *       differences: the threads are created (and pinned) before the clock and released by a latch, so thread
+ *       creation is not timed; several runs per JVM; every {@code --max-ms} the joining thread looks at the
+ *       values: asleep in a state no healthy run passes through is exit 3, a run in step that did not move is
+ *       given up (exit 1).</li>
+ *   <li>{@code lab} (the default): threads reused across runs, warm-up runs first, the clock started at a
+ *       barrier; loops {@code while (value < i)} and then a check that exactly {@code i} arrived (no cost showed
+ *       in an A/B, commit 44ac982); sampled round trips ({@link RoundTrips}).</li>
  * </ul>
- * {@code --pin=a,b}: sender on CPU a, echo on CPU b. No fidelity
- * measurement against the listing exists yet ({@code data/fidelity/}).
- *
- * <p>{@code --inject=skip} (for the tests): in the first run the echo thread
- * echoes a value never sent: exit 3, in either protocol.
+ * {@code --pin=a,b}: sender on CPU a, echo on CPU b. No fidelity measurement against the listing exists yet
+ * ({@code data/fidelity/}). {@code --inject=skip} (tests): in the first run the echo thread echoes a value never
+ * sent: exit 3, in either protocol.
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp build/mechsym.jar mechsym.signalling.LockedSignalling --iterations=1000000 --pin=0,1
  *   java -cp build/mechsym.jar mechsym.signalling.LockedSignalling --protocol=post --iterations=1000000
  * </pre>
- * Per run {@code duration}, {@code ns_per_op}, {@code throughput},
- * {@code exchanges}. The post saw ~2 µs per op pinned on bare metal; on a VM a
- * wake-up across vCPUs can cost tens of µs, and {@code --pin=0,0} can then be
- * the fastest placement.
+ * Per run {@code duration}, {@code ns_per_op}, {@code throughput}, {@code exchanges}. The post saw ~2 µs per
+ * op pinned on bare metal; on a VM a wake-up across vCPUs can cost tens of µs, and {@code --pin=0,0} can then
+ * be the fastest placement.
  */
 public final class LockedSignalling {
     public static final List<String> PROTOCOLS = VolatilePingPong.PROTOCOLS;

@@ -21,50 +21,40 @@ import mechsym.common.Threads;
 /**
  * Two threads play ping-pong on two volatile counters.
  *
- * <p>The claim ("Inter Thread Latency", 2011-08-09, Martin Thompson):
- * signalling between two threads through a volatile write costs the exchange
- * of one cache line between cores, under 50 ns per exchange, 20-30 million
- * exchanges per second, and Java is about as fast as C++ with GCC atomics (50
- * vs 45 ns/op on a 2.2 GHz Sandy Bridge, {@code taskset -c 2,4}; the C side is
- * {@code c-src/pingpong.c}). As in the post: {@code s1} and {@code s2} are
- * adjacent static volatile longs; ping waits for {@code s2} to equal its
- * value, then increments {@code s1}; pong waits for {@code s1} to move, then
- * increments {@code s2}; ns/op = duration / (2 x iterations).
+ * <p>The claim ("Inter Thread Latency", 2011-08-09, Martin Thompson): signalling between two threads through a
+ * volatile write costs the exchange of one cache line between cores, under 50 ns per exchange, 20-30 million
+ * exchanges per second, and Java is about as fast as C++ with GCC atomics (50 vs 45 ns/op on a 2.2 GHz Sandy
+ * Bridge, {@code taskset -c 2,4}; the C side is {@code c-src/pingpong.c}). As in the post: {@code s1} and
+ * {@code s2} are adjacent static volatile longs; ping waits for {@code s2} to equal its value, then increments
+ * {@code s1}; pong waits for {@code s1} to move, then increments {@code s2}; ns/op = duration / (2 x
+ * iterations).
  *
  * <p>Protocols ({@code --protocol}):
  * <ul>
  *   <li>{@code post}: the listing. Ping on the main thread,
- *       {@code while (s1 < N) { while (s2 != value) {} value = ++s1; }}; pong
- *       on a daemon thread, {@code while (true)}, so one run per JVM. The
- *       clock spans the ping loop, JIT warm-up included, as in the post; the
- *       counters are checked after it. Deliberate differences: N is an
- *       argument; with pinning the clock starts once the pong has pinned
- *       itself; a watchdog ({@code --max-ms}) ends a run that cannot finish
- *       (exit 3 when the counters are out of step, else 1).</li>
- *   <li>{@code lab} (the default): both sides on threads reused for every
- *       run, warm-up runs first, the clock started at a barrier; the pong's
- *       loop ends at N ({@code while (value < N)}, which alone makes the
- *       exchange faster and steadier here); every value is checked in the loop
- *       to be echoed once and in order (an in-JVM A/B with and without the
- *       checks, 45 pairs: median ratio 1.000); every
- *       {@code --sample-every}-th round trip is timed ({@link RoundTrips});
- *       {@code --max-ms} bounds a run ({@code deadline_hit=1}); {@code --wait}
- *       may be {@code spin} (the post), {@code pause} or {@code yield}.</li>
+ *       {@code while (s1 < N) { while (s2 != value) {} value = ++s1; }}; pong on a daemon thread,
+ *       {@code while (true)}, so one run per JVM. The clock spans the ping loop, JIT warm-up included, as in the
+ *       post; the counters are checked after it. Deliberate differences: N is an argument; with pinning the
+ *       clock starts once the pong has pinned itself; a watchdog ({@code --max-ms}) ends a run that cannot
+ *       finish (exit 3 when the counters are out of step, else 1).</li>
+ *   <li>{@code lab} (the default): both sides on threads reused for every run, warm-up runs first, the clock
+ *       started at a barrier; the pong's loop ends at N ({@code while (value < N)}, which alone makes the
+ *       exchange faster and steadier here); every value is checked in the loop to be echoed once and in order (no
+ *       cost showed in an A/B, commit 44ac982); every {@code --sample-every}-th round trip is timed
+ *       ({@link RoundTrips}); {@code --max-ms} bounds a run ({@code deadline_hit=1}); {@code --wait} may be
+ *       {@code spin} (the post), {@code pause} or {@code yield}.</li>
  * </ul>
- * {@code --pin=a,b} pins ping to CPU a and pong to CPU b before the clock.
- * The comparisons with the listing are in {@code data/fidelity/signalling.csv}.
- *
- * <p>{@code --inject=skip} (for the tests): in the first run the pong echoes
- * a value never sent (a copy of its loop chosen before the run): exit 3.
+ * {@code --pin=a,b} pins ping to CPU a and pong to CPU b before the clock. Comparisons with the listing:
+ * {@code data/fidelity/signalling.csv}. {@code --inject=skip} (tests): in the first run the pong echoes a value
+ * never sent (a loop copy chosen before the run): exit 3.
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp build/mechsym.jar mechsym.signalling.VolatilePingPong --iterations=50000000 --pin=0,1
  *   java -cp build/mechsym.jar mechsym.signalling.VolatilePingPong --protocol=post --iterations=50000000
  * </pre>
- * Per run {@code duration}, {@code ns_per_op}, {@code throughput},
- * {@code exchanges}, {@code deadline_hit} and round-trip percentiles. Across
- * two cores: tens of ns per op; with {@code --pin=0,0} (lab) milliseconds per
+ * Per run {@code duration}, {@code ns_per_op}, {@code throughput}, {@code exchanges}, {@code deadline_hit} and
+ * round-trip percentiles. Across two cores: tens of ns per op; with {@code --pin=0,0} (lab) milliseconds per
  * op and {@code deadline_hit=1}.
  */
 public final class VolatilePingPong {

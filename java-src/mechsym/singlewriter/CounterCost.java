@@ -45,16 +45,13 @@ import mechsym.common.Threads;
  * compiled while it runs. {@code lab} (the default): warm-up runs first, then {@code --runs}; two threads wait
  * at a latch that the clock's start opens. After every run the counter must equal {@code --iterations} (which
  * must divide by the thread count); {@code --pin} pins each thread before the clock. Rows per run:
- * {@code duration} (ns), {@code increments}, {@code ns_per_op}, and its JIT and GC time ({@link JitGc}).
+ * {@code duration} (ns), {@code increments}, {@code ns_per_op}, JIT and GC time ({@link JitGc}); for {@code cas},
+ * {@code cas_failures_per_op} (failed CAS attempts per increment, counted in a local, summed after the run).
  * {@code --inject=lose-one} (tests) makes the first thread's share one short: exit 3, no number, every time.
  * Compared with the simplest program for the table: {@code data/fidelity/singlewriter.csv}.
  *
- * <p>How to run and what you should see:
- * <pre>
- *   java -cp build/mechsym.jar mechsym.singlewriter.CounterCost --method=plain --iterations=500000000
- *   java -cp build/mechsym.jar mechsym.singlewriter.CounterCost --method=lock --threads=2 --pin=0,1 ...
- * </pre>
- * Under a nanosecond per increment for {@code plain}, ~0.01 ns for {@code plain-foldable}, several ns for
+ * <p>How to run: {@code java -cp build/mechsym.jar mechsym.singlewriter.CounterCost --method=lock --threads=2
+ * --pin=0,1 --iterations=500000000}. What you should see: under a nanosecond per increment for {@code plain}, ~0.01 ns for {@code plain-foldable}, several ns for
  * {@code barrier}, {@code cas} and {@code fence-full}, a plain store's cost for {@code release} and the other
  * fences, and tens to hundreds of ns with two threads.
  */
@@ -83,6 +80,8 @@ public final class CounterCost {
     private static volatile long volatileValue;
     private static final AtomicLong ATOMIC = new AtomicLong();
     private static final ReentrantLock LOCK = new ReentrantLock();
+    /** Failed CAS attempts of the current run, per thread: each {@code cas} loop stores its own once, after it. */
+    private static final long[] CAS_FAILURES = new long[2];
 
     private CounterCost() {
     }
@@ -149,6 +148,10 @@ public final class CounterCost {
             jitGc.rows(csv, extra, r, warmup);
             csv.row(extra, r, warmup, "increments", iterations, "count");
             csv.row(extra, r, warmup, "ns_per_op", (double) duration / iterations, "ns/op");
+            if (method.equals("cas")) {
+                csv.row(extra, r, warmup, "cas_failures_per_op",
+                        (double) (CAS_FAILURES[0] + CAS_FAILURES[1]) / iterations, "ratio");
+            }
         }
         csv.flush(System.out);
     }
@@ -157,13 +160,15 @@ public final class CounterCost {
         VALUE.setVolatile(0L);
         volatileValue = 0L;
         ATOMIC.set(0L);
+        CAS_FAILURES[0] = 0L;
+        CAS_FAILURES[1] = 0L;
     }
 
     /** One thread: the loop on the calling thread; returns its duration in ns. */
     private static long timedOnMain(final String method, final long n, final JitGc jitGc) {
         jitGc.start();
         final long start = System.nanoTime();
-        increment(method, n);
+        increment(method, n, 0);
         final long duration = System.nanoTime() - start;
         jitGc.stop();
         return duration;
@@ -182,10 +187,11 @@ public final class CounterCost {
         final Thread[] workers = new Thread[2];
         for (int i = 0; i < 2; i++) {
             final long n = share - (i == 0 ? lost : 0);
+            final int index = i;
             workers[i] = Threads.worker("writer-" + i, Affinity.cpuOf(pin, i), failure, () -> {
                 ready.countDown();
                 go.await();
-                increment(method, n);
+                increment(method, n, index);
             }, () -> {
                 ready.countDown();
             });
@@ -214,12 +220,12 @@ public final class CounterCost {
         return duration;
     }
 
-    private static void increment(final String method, final long n) {
+    private static void increment(final String method, final long n, final int thread) {
         switch (method) {
             case "plain" -> plain(n);
             case "plain-foldable" -> plainFoldable(n);
             case "barrier" -> barrier(n);
-            case "cas" -> cas(n);
+            case "cas" -> cas(n, thread);
             case "lock" -> locked(n);
             case "release" -> release(n);
             case "fence-release" -> fenceRelease(n);
@@ -258,14 +264,22 @@ public final class CounterCost {
         }
     }
 
-    private static void cas(final long n) {
+    /**
+     * Counts its attempts in a local (a register add beside a locked CMPXCHG, off its dependency chain) and stores
+     * the failed ones (attempts - increments) once, after its loop: 0 for one thread, and with two, how often the
+     * other thread took the line between this thread's read and its CAS (AtomicIncrement's cas-loop does the same).
+     */
+    private static void cas(final long n, final int thread) {
         final AtomicLong a = ATOMIC;
+        long attempts = 0;
         for (long i = 0; i < n; i++) {
             long v;
             do {
                 v = a.get();
+                attempts++;
             } while (!a.compareAndSet(v, v + 1));
         }
+        CAS_FAILURES[thread] = attempts - n;
     }
 
     private static void locked(final long n) {

@@ -14,36 +14,27 @@ import mechsym.common.VmOptions;
 /**
  * Throughput of a single-producer single-consumer queue, one run per JVM.
  *
- * <p>The claim ("Single Producer Single Consumer Queue Revisited: An
- * empiricist tale - part I", Nitsan Wakart, 2013-07-15): the same SPSC queue
- * benchmark, run 30 times in fresh JVMs, gives half the throughput 20% of the
- * time when producer and consumer run on different cores, while each run is
- * stable within itself; changing only the memory layout moves that variance,
- * and the JVM options move which layout wins.
+ * <p>The claim ("Single Producer Single Consumer Queue Revisited: An empiricist tale - part I", Nitsan Wakart,
+ * 2013-07-15): the same SPSC queue benchmark, run 30 times in fresh JVMs, gives half the throughput 20% of the
+ * time when producer and consumer run on different cores, while each run is stable within itself; changing only
+ * the memory layout moves that variance, and the JVM options move which layout wins.
  *
- * <p>Queues ({@code --queue}, see {@link SpscQueue}): {@code O1} the original,
- * {@code O2} + padded data, {@code I1} counters inlined into the queue,
- * {@code I2} + padded data, {@code I3} + padded class, {@code I4} + padded
- * class and data; {@code jctools} (JCTools' SpscArrayQueue, not in the post).
+ * <p>Queues ({@code --queue}, see {@link SpscQueue}): {@code O1} the original, {@code O2} + padded data,
+ * {@code I1} counters inlined into the queue, {@code I2} + padded data, {@code I3} + padded class, {@code I4} +
+ * padded class and data; {@code jctools} (JCTools' SpscArrayQueue, not in the post).
  *
- * <p>Harnesses ({@code --protocol}): {@code post} ({@link PostHarness}) is the
- * post's QueuePerfTest: a {@code System.gc()}, then a new producer thread per
- * iteration offering one constant value while the main thread polls, each
- * yielding when full or empty, counts checked after the clock; with
- * {@code --queue-at=B} the queue sits at byte B of its cache line in every
- * iteration ({@link Placer}), which takes the post's layout draw out of the
- * comparison. {@code lab} ({@link LabHarness}, the default, which the bench
- * sweeps) pins each thread once and checks every value in order.
+ * <p>Harnesses ({@code --protocol}): {@code post} ({@link PostHarness}) is the post's QueuePerfTest: a
+ * {@code System.gc()}, then a new producer thread per iteration offering one constant value while the main
+ * thread polls, each yielding when full or empty, counts checked after the clock; with {@code --queue-at=B} the
+ * queue sits at byte B of its cache line in every iteration ({@link Placer}), which takes the post's layout draw
+ * out of the comparison. {@code lab} ({@link LabHarness}, the default, which the bench sweeps) pins each thread
+ * once and checks every value in order.
  *
- * <p>Deliberate differences from the post: {@code --ops}, the iteration counts
- * and the capacity are arguments; each row records where the queue and its
- * array sat in their cache lines ({@code queue_line_offset},
- * {@code buffer_line_offset}, read with JOL after each GC) and the HotSpot
- * options the post varied, as this JVM set them. The post's O1 figure is a
- * layout draw: where the GC leaves the queue decides it. The comparisons with
- * the post's code are in {@code data/fidelity/spsc.csv}.
- *
- * <p>{@code --inject=duplicate-one} (for the tests) offers the first value
+ * <p>Deliberate differences from the post: {@code --ops}, the iteration counts and the capacity are arguments;
+ * each row records where the queue and its array sat in their cache lines ({@code queue_line_offset},
+ * {@code buffer_line_offset}, read with JOL after each GC) and the HotSpot options the post varied, as this JVM
+ * set them. The post's O1 figure is a layout draw: where the GC leaves the queue decides it. Comparisons with the
+ * post's code: {@code data/fidelity/spsc.csv}. {@code --inject=duplicate-one} (tests) offers the first value
  * twice through a wrapper loaded only then: the check fails, exit 3.
  *
  * <p>How to run and what you should see:
@@ -51,10 +42,8 @@ import mechsym.common.VmOptions;
  *   java -cp 'build/mechsym.jar:build/lib/*' mechsym.spsc.SpscThroughput --queue=O1 --pin=0,1
  *   java -cp 'build/mechsym.jar:build/lib/*' mechsym.spsc.SpscThroughput --protocol=post --queue-at=48
  * </pre>
- * CSV rows (iteration, warmup, metric, value, unit): {@code throughput}
- * (ops/s) and {@code duration} (ns) for 20 iterations. The last 10 agree
- * within a run; across fresh JVMs the post saw O1 cross-core at half its
- * best in 20% of runs, and I4 between 110M and 120M ops/s.
+ * {@code throughput} (ops/s) and {@code duration} (ns) for 20 iterations. The last 10 agree within a run; across
+ * fresh JVMs the post saw O1 cross-core at half its best in 20% of runs, and I4 between 110M and 120M ops/s.
  */
 public final class SpscThroughput {
     public static final List<String> QUEUES = SpscQueue.NAMES;

@@ -13,68 +13,37 @@ import mechsym.common.Kernels;
 /**
  * One loop writing six byte arrays against two loops writing three each.
  *
- * <p>The claim under test ("Write Combining", 2011-07-15, Martin Thompson):
- * a CPU has only a few write-combining buffers ("on an Intel CPU you are only
- * guaranteed to get 4"), so a loop that writes more than four distinct
- * locations per iteration loses the write-combining effect; splitting it into
- * two loops of three makes the program about twice as fast although it does
- * more work (14.0 s against 8.9 s on a Core i7 860, 2.8 GHz, Windows 7).
+ * <p>The claim under test ("Write Combining", 2011-07-15, Martin Thompson): a CPU has only a few
+ * write-combining buffers ("on an Intel CPU you are only guaranteed to get 4"), so a loop writing more than
+ * four distinct locations per iteration loses the effect; two loops of three are about twice as fast although
+ * they do more work (14.0 s against 8.9 s on a Core i7 860).
  *
- * <p>Every loop is the listing's loop with K stores in its body, K = 1..12:
- * {@code int i = iterations; while (--i != 0) { int slot = i & MASK;
- * byte b = (byte) i; A[slot] = b; ... }}, so it runs {@code iterations - 1}
- * times and writes each array from its top slot downwards. {@code loop6} is
- * the listing's {@code runCaseOne} (SingleLoop) and {@code splitLoop} its
- * {@code runCaseTwo} (A-C in one loop, then D-F). As in the listing the
- * arrays and the mask are {@code static final} (in {@link Data}), so C2
- * drops every store's range check: with the arrays passed as arguments
- * instead, it kept one per store and the loops ran about twice as slow as the
- * listing's on this lab's 2-vCPU EPYC (kernel / listing 2.05-2.11x for
- * SingleLoop, 1.70-1.86x for SplitLoop, 4 alternating sets of fresh JVMs),
- * where these loops are limited by instructions as much as by memory. Differences from the listing: the array size
- * ({@code --items}, the post's 1 << 24 by default) and the iteration count
- * (the post's {@code Integer.MAX_VALUE} in the full preset) are arguments,
- * read before {@link Data} creates the arrays; the clock is read around the
- * call of the loop method rather than inside it; the arrays are checked after
- * every timed run: the bytes poisoned before it after each run, every slot
- * after the last run only (so no repetition starts from the cache state a
- * full read of the 96 MB left).
+ * <p>Every loop is the listing's loop with K stores, K = 1..12:
+ * {@code int i = iterations; while (--i != 0) { int slot = i & MASK; byte b = (byte) i; A[slot] = b; ... }}.
+ * {@code loop6} is the listing's {@code runCaseOne} (SingleLoop), {@code splitLoop} its {@code runCaseTwo}
+ * (A-C in one loop, then D-F). As in the listing the arrays and the mask are {@code static final}
+ * ({@link Data}), so C2 drops every store's range check (a build that passed them as arguments ran about twice
+ * as slow as the listing: {@code data/fidelity/writecombining.csv}). Deliberate differences: {@code --items}
+ * (the post's 1 << 24) and the iteration count are arguments; the clock is read around the call of the loop
+ * method; the arrays are checked after every timed run.
  *
- * <p>Protocols ({@code --protocol}), by name:
- * <ul>
- *   <li>{@code post}: the listing's {@code main}: {@code --runs} times (the
- *       listing's 3) SingleLoop, then SplitLoop, each timed on its own, no
- *       warm-up (the first pair includes the JIT's work, as in the post). One
- *       row set per timed case: {@code arrays=6}, {@code per_loop=6}
- *       (SingleLoop) or {@code per_loop=3} (SplitLoop).</li>
- *   <li>{@code lab} (the default): {@code --arrays} arrays (1..12) in one
- *       loop ({@code --per-loop} = arrays), or, with {@code --arrays=6},
- *       {@code --per-loop=3}: the listing's SplitLoop; {@code --warmup-runs}
- *       runs marked {@code warmup=true}, then {@code --runs} measured
- *       runs.</li>
- * </ul>
- * Each run prints {@code duration} (ns), {@code stores} (count) and
- * {@code ns_per_store} (duration / stores).
+ * <p>Protocols ({@code --protocol}): {@code post}, the listing's {@code main}: {@code --runs} times (its 3)
+ * SingleLoop then SplitLoop, each timed, no warm-up (rows {@code arrays=6}, {@code per_loop=6} or {@code 3});
+ * {@code lab} (the default): {@code --arrays} arrays in one loop, or {@code --arrays=6 --per-loop=3} for
+ * SplitLoop, warm-up runs then measured runs. Per run: {@code duration} (ns), {@code stores},
+ * {@code ns_per_store}.
  *
- * <p>Checks, after each timed run: before it, one byte in every 4096 of the
- * slots the run will write is set to a value the run does not write; after
- * it, every slot the run wrote must hold what its last iteration wrote (slot
- * s holds (byte) s; slot 0, when reached, (byte) items). A loop that stopped
- * early, skipped an array or wrote elsewhere fails: exit 3, no number.
- * {@code --inject=drop-array} (for the tests) runs the first timed case with
- * the last array left out (the loop of K - 1 stores; SplitLoop: its first
- * loop only): the check fails every time. The measured loops never contain
- * the injection: the faulty loop is chosen before the run.
+ * <p>Checks: bytes poisoned before each run (one in 4096) must be overwritten after it, and after the last run
+ * every slot holds what its last iteration wrote; else exit 3, no number. {@code --inject=drop-array} (tests)
+ * leaves the last array out of the first timed case: the check fails every time.
  *
  * <p>How to run and what you should see:
  * <pre>
  *   java -cp build/mechsym.jar mechsym.writecombining.WriteCombining --protocol=post --iterations=536870912
- *   java -cp build/mechsym.jar mechsym.writecombining.WriteCombining --arrays=8
- *   java -cp build/mechsym.jar mechsym.writecombining.WriteCombining --arrays=3
+ *   java -cp build/mechsym.jar mechsym.writecombining.WriteCombining --arrays=8   (then --arrays=3)
  * </pre>
- * CSV (arrays, per_loop, iteration, warmup, metric, value, unit). Where the
- * CPU runs out of write-combining (line fill) buffers, ns_per_store of one
- * loop of many arrays rises above that of a loop of three.
+ * Where the CPU runs out of write-combining (line fill) buffers, ns_per_store of one loop of many arrays rises
+ * above that of a loop of three.
  */
 public final class WriteCombining {
     public static final List<String> PROTOCOLS = List.of("lab", "post");

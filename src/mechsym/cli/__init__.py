@@ -1,4 +1,4 @@
-"""The `mechsym` command: list, run, show, compare, verdicts, bundle, import, reports.
+"""The `mechsym` command: list, run, show, compare, verdicts, bundle, import, reports, fidelity-run.
 
 What it prints is read by a person: aligned tables within 100 columns, numbers in readable units, and every table
 says which stored run (id, preset, date, machine) it comes from. `mechsym list` starts without pandas, matplotlib
@@ -8,7 +8,7 @@ or JPype; the other commands import them where they need them.
     listing.py   list                                   run.py       run (and --dry-run)
     cells.py     a stored run's cells, for show/run     show.py      show, compare
     verdicts.py  verdicts                               archive.py   bundle, import
-    reports.py   reports
+    reports.py   reports                                fidelityrun.py  fidelity-run
 """
 
 from __future__ import annotations
@@ -70,6 +70,10 @@ def _dispatch(args) -> int:
         from . import archive
 
         return archive.bundle_command(args) if args.command == "bundle" else archive.import_command(args)
+    if args.command == "fidelity-run":
+        from . import fidelityrun
+
+        return fidelityrun.command(args)
     if args.command == "reports":
         from . import reports
 

@@ -100,6 +100,9 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--machine", default=None,
                    help="a machine id, or 'all' (default: per experiment this machine, else the newest stored)")
     v.add_argument("--format", default="table", choices=["table", "csv"])
+    v.add_argument("--jmh", action="store_true",
+                   help="the lab/JMH ratio table instead: per headline cell, lab/JMH with its 95%% interval, the "
+                        "cells outside 0.9-1.1 flagged with their explanation")
     b = sub.add_parser("bundle", help="pack this machine's stored results and their metadata into one archive")
     b.add_argument("--output", "-o", default=None,
                    help="archive path (default: mechsym-results-<machine>-<date>.tar.gz in the current folder)")
@@ -114,6 +117,9 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--machine", default=None, help="a stored machine id, or 'all' (default: this machine)")
     rep.add_argument("--only", default=None, help="notebooks to render, e.g. 00-overview,01-lock-implementations")
     rep.add_argument("--with-code", action="store_true", help="keep the code cells in the pages (left out by default)")
+    from .fidelityrun import add_parser
+
+    add_parser(sub, _Once, _OnceFlag)
     return p
 
 

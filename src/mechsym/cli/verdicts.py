@@ -14,6 +14,8 @@ def command(args) -> int:
 
     if args.experiment:
         experiments.get(args.experiment)
+    if getattr(args, "jmh", False):
+        return _jmh_ratios(args)
     out = collect(args.machine, names=[args.experiment] if args.experiment else None)
     if args.format == "csv":
         csv_frame(out).to_csv(sys.stdout, index=False)
@@ -77,3 +79,17 @@ def _verdicts_text(out) -> list[str]:
     if line:
         lines += wrap_lines(line, width, "", "")
     return lines
+
+
+def _jmh_ratios(args) -> int:
+    """`mechsym verdicts --jmh`: the lab/JMH ratio table (jmh_views.overview_table), as text or CSV."""
+    from .. import jmh_views
+
+    t = jmh_views.overview_table(None if args.machine == "all" else args.machine)
+    if args.experiment:
+        t = t[t["experiment"] == args.experiment]
+    if args.format == "csv":
+        t.to_csv(sys.stdout, index=False)
+    else:
+        print(jmh_views.ratio_text(t))
+    return 0

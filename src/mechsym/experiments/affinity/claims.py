@@ -1,4 +1,4 @@
-"""The post's claims as data, and the verdicts per fork, with intervals, under the post's protocol and the lab's.
+"""The post's claims as data: judged per fork, with intervals, under the one protocol (rows.py).
 
 The post's figure has no numbers in its text: neither claim has a post statistic to pass its own rule, which the
 claims table says ('then')."""

@@ -1,8 +1,10 @@
-"""Per-second rates as tables, figures and verdicts read them, and the two protocols.
+"""Per-second rates as tables, figures and verdicts read them, and the one protocol.
 
-The post ran one sender and one receiver per test and charted every second's count. Post protocol: every full
-second of the receiver; lab: the same without the first second (class loading, JIT compilation). One number per
-fork (one pair of fresh JVMs)."""
+The post ran one sender and one receiver per test and charted every second's count. One protocol, one verdict per
+claim: every full second of the receiver after the first (the first holds both JVMs' start-up and JIT compilation,
+in either placement: it is no second of the steady rate the claims describe), one number per fork (one pair of
+fresh JVMs). An earlier "post" and "lab" read the same runs with and without the first second: one data set, two
+verdicts; they are merged."""
 
 from __future__ import annotations
 
@@ -12,11 +14,16 @@ import pandas as pd
 from ... import analysis
 from .meta import PLACEMENTS
 
-POST = analysis.Protocol("post", "every full second of the run, as the post charted it", analysis.median_run)
-LAB = analysis.Protocol("lab", "every full second after the first (start-up and JIT excluded)",
-                        lambda v: float(v.iloc[1:].median()) if len(v) > 1 else float("nan"))
-PROTOCOLS = (POST, LAB)
-ORDERS = {"placement": PLACEMENTS, "role": ["sender", "receiver"], "protocol": ["post", "lab"]}
+
+def after_first(v: pd.Series) -> float:
+    """The median of a fork's full seconds after the first."""
+    return float(v.iloc[1:].median()) if len(v) > 1 else float("nan")
+
+
+POST = analysis.Protocol("post", "every full second of the receiver after the first (start-up and JIT excluded), "
+                         "one pair of fresh JVMs a fork, as the post ran its pair", after_first)
+PROTOCOLS = (POST,)
+ORDERS = {"placement": PLACEMENTS, "role": ["sender", "receiver"]}
 
 
 def rates(df: pd.DataFrame | None, role: str = "receiver") -> pd.DataFrame:
@@ -31,15 +38,14 @@ def _cv(v: pd.Series) -> float:
     return float(v.std(ddof=0) / v.mean()) if len(v) > 1 and v.mean() > 0 else float("nan")
 
 
-def fork_values(df: pd.DataFrame, protocol, statistic: str = "rate", **cell) -> np.ndarray:
-    """One value per fork of the receiver: its median rate, or the spread (cv) of its seconds."""
+def fork_values(df: pd.DataFrame, protocol=POST, statistic: str = "rate", **cell) -> np.ndarray:
+    """One value per fork of the receiver, its seconds after the first: their median rate, or their spread (cv)."""
     m = analysis.where(rates(df), **cell)
     if m.empty:
         return np.array([])
     if statistic == "rate":
         return analysis.fork_values(m, protocol)
-    skip = 0 if protocol.name == "post" else 1
-    cvs = m.groupby(["run_id", "fork"] if "run_id" in m else ["fork"])["value"].apply(lambda v: _cv(v.iloc[skip:]))
+    cvs = m.groupby(["run_id", "fork"] if "run_id" in m else ["fork"])["value"].apply(lambda v: _cv(v.iloc[1:]))
     return cvs.dropna().to_numpy(dtype=float)
 
 
@@ -50,3 +56,14 @@ def totals(df: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame()
     m = m.assign(what=m["role"] + " " + m["metric"])
     return m.pivot_table(index=["placement", "fork"], columns="what", values="value", aggfunc="first")
+
+
+def trace(df: pd.DataFrame, placement: str, fork: int) -> pd.DataFrame:
+    """One fork's seconds: the sender's and the receiver's messages/s side by side (the receiver can only follow
+    what was sent: where both step together, the sender's rate stepped)."""
+    m = analysis.measured(df, "rate")
+    if m.empty:
+        return pd.DataFrame()
+    m = m[(m["placement"] == placement) & (pd.to_numeric(m["fork"]) == fork)]
+    t = m.pivot_table(index="iteration", columns="role", values="value", aggfunc="first")
+    return t.reindex(columns=[c for c in ("sender", "receiver") if c in t]).rename_axis(None, axis=1)

@@ -7,7 +7,7 @@ import pandas as pd
 from ... import analysis
 from ...verdicts import Verdict, estimate, judge, unmeasurable
 from .claims import CLAIM, CLAIMS
-from .rows import PROTOCOLS, fork_values, rates
+from .rows import POST, fork_values, rates
 
 
 def _ratio(claim, num, den, names, protocol, why):
@@ -20,7 +20,7 @@ def _ratio(claim, num, den, names, protocol, why):
 
 @analysis.by_machine
 def verdicts(df: pd.DataFrame) -> list[Verdict]:
-    """Both claims under the post's protocol and the lab's, one machine at a time."""
+    """Both claims under the one protocol, one machine at a time."""
     if rates(df).empty:
         gone = analysis.unavailable_reasons(df, "placement") if df is not None and len(df) else {}
         short = len(analysis.measured(df, "total")) > 0
@@ -30,10 +30,8 @@ def verdicts(df: pd.DataFrame) -> list[Verdict]:
         return [unmeasurable(c, why) for c in CLAIMS]
     gone = analysis.unavailable_reasons(df, "placement")
     why = "; ".join(f"{p}: {r}" for p, r in gone.items()) or "pinned or unpinned cells missing from these results"
-    out = []
-    for p in PROTOCOLS:
-        pin, unp = (fork_values(df, p, placement=pl) for pl in ("cross-core", "unpinned"))
-        out.append(_ratio(CLAIM["affinity.pinned-greatest-throughput"], pin, unp, ("pinned", "unpinned"), p, why))
-        pin, unp = (fork_values(df, p, "cv", placement=pl) for pl in ("cross-core", "unpinned"))
-        out.append(_ratio(CLAIM["affinity.pinned-steadier"], unp, pin, ("unpinned CV", "pinned CV"), p, why))
+    pin, unp = (fork_values(df, POST, placement=pl) for pl in ("cross-core", "unpinned"))
+    out = [_ratio(CLAIM["affinity.pinned-greatest-throughput"], pin, unp, ("pinned", "unpinned"), POST, why)]
+    pin, unp = (fork_values(df, POST, "cv", placement=pl) for pl in ("cross-core", "unpinned"))
+    out.append(_ratio(CLAIM["affinity.pinned-steadier"], unp, pin, ("unpinned CV", "pinned CV"), POST, why))
     return out

@@ -14,6 +14,9 @@ DEVICE_US = 100              # the post's "100µs to write a single buffer"
 BURST = 10                   # the load sweep's burst size
 TABLE_INTERVAL_US = 3_000    # bursts of the worked example far apart: each meets an idle device
 LOW, HIGH = 0.1, 0.9         # the load claims compare these two (below saturation for both)
+# the load sweep's bursts come at exponential gaps (Poisson), the worked example's at a fixed period: a fixed period
+# below saturation never queues, so only random arrivals can show the post's queuing J-curve
+ARRIVALS = {"table": "fixed", "device": "fixed", "load": "poisson"}
 PROTOCOL_NAMES = ["post", "lab"]
 
 
@@ -25,7 +28,9 @@ def interval_us(load: float, burst: int = BURST) -> int:
 def cell_for(mode: str, burst: int, preset: str, jdk: Jdk | None, protocol: str = "lab", group: str = "table",
              load: float | None = None, device: str = "spin") -> Cell:
     """One cell (also used by the tests): group "table" (the worked example, bursts far apart), "device" (the same
-    with a parking device) or "load" (bursts of BURST at the given load)."""
+    with a parking device) or "load" (bursts of BURST at random times, the given load on average)."""
+    if group not in ARRIVALS:
+        raise MechsymError(f"group '{group}': allowed groups are {', '.join(ARRIVALS)}")
     if mode not in MODES:
         raise MechsymError(f"mode '{mode}': allowed modes are {', '.join(MODES)}")
     if preset not in PRESETS:
@@ -41,8 +46,10 @@ def cell_for(mode: str, burst: int, preset: str, jdk: Jdk | None, protocol: str 
     else:
         runs, warmup, bursts = p["runs"], p["warmup_runs"], p["bursts"]
     params = {"protocol": protocol, "mode": mode, "burst": burst, "bursts": bursts, "interval-us": interval,
-              "device-us": DEVICE_US, "device": device, "runs": runs, "warmup-runs": warmup}
-    labels = {"group": group, "load": "" if load is None else load, "threads": burst + (mode == "batching")}
+              "device-us": DEVICE_US, "device": device, "arrivals": ARRIVALS[group], "runs": runs,
+              "warmup-runs": warmup}
+    # one producer thread issues every producer's sends (the kernel's comment: why), plus the batcher
+    labels = {"group": group, "load": "" if load is None else load, "threads": 1 + (mode == "batching")}
     return Cell(variant=mode, kernel=KERNEL, params=params, labels=labels, jdk=jdk, forks=p["forks"],
                 timeout=p["timeout"])
 
@@ -50,7 +57,7 @@ def cell_for(mode: str, burst: int, preset: str, jdk: Jdk | None, protocol: str 
 def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Cell]:
     """The first JDK only (a simulation of a device: the JDK is not what is under test): the worked example under
     both protocols per burst size and mode, the parking device, then the load sweep. Threads are not pinned: the
-    post's producers are ordinary threads, and a burst of 10 outnumbers the 2 CPUs anyway."""
+    post's producers are ordinary threads."""
     if preset not in PRESETS:
         raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
     p = PRESETS[preset]

@@ -65,3 +65,21 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
 # Which CPUs each placement uses on this machine, or why it is missing (the shared table, this experiment's roles).
 placements_table = functools.partial(cpus.placements_table,
                                      {p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, ("publisher", "processor"))
+
+
+JMH_BENCHMARK = "mechsym.jmh.RingBufferVsQueue.publish"
+# the claims' channels (RingBufferVsQueue.CHANNELS has lab-O1 too, to run by hand)
+JMH_CHANNELS = ["disruptor-yielding", "disruptor-busy-spin", "abq", "jctools"]
+JMH_PLACEMENT = "cross-core"
+
+
+def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
+    """`--protocol jmh`: the claims' channels, JMH's thread publishing 100,000 events per call and waiting for the
+    consumer thread (@OperationsPerInvocation: events/s), on the first JDK, the host JVM under taskset over the
+    cross-core pair (JMH cannot pin each thread)."""
+    from ... import jmh
+
+    pair = topo.placement(JMH_PLACEMENT) if topo is not None else None
+    return [jmh.cell(c, JMH_BENCHMARK, {"channel": c}, jdk, preset, threads=1, cpus=pair,
+                     labels={"placement": JMH_PLACEMENT})
+            for jdk in jmh.first_jdk(preset, jdks) for c in JMH_CHANNELS]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import MechsymError, analysis, store
+from ... import analysis, store
 from ...analysis import LAB, POST, Protocol
 from .meta import NAME, VARIANTS
 from .sweep import HARNESS, MONITORS, POLICIES
@@ -41,16 +41,5 @@ def one_thread(df: pd.DataFrame, protocol: Protocol = POST) -> pd.DataFrame:
 
 
 def run_clocks(df: pd.DataFrame) -> dict[str, float]:
-    """run id -> the CPU clock in MHz recorded in that run's metadata (machine.cpu_mhz, else its nominal clock)."""
-    ids = set(df["run_id"].astype(str)) if "run_id" in df else set()
-    try:
-        metas = store.runs(NAME, "all", include_incomplete=True) if ids else []
-    except MechsymError:
-        metas = []
-    out = {}
-    for meta in metas:
-        mi = meta.get("machine") or {}
-        mhz = mi.get("cpu_mhz") or (mi.get("facts") or {}).get("nominal_mhz")
-        if meta.get("run_id") in ids and mhz:
-            out[meta["run_id"]] = float(mhz)
-    return out
+    """run id -> the CPU clock in MHz recorded in that run's metadata (store.run_clocks)."""
+    return store.run_clocks(NAME, df)

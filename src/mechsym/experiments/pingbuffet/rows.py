@@ -43,5 +43,4 @@ def forks(df: pd.DataFrame, protocol, stat: str = "p50", **cell) -> np.ndarray:
 
 def median(df: pd.DataFrame, stat: str = "p50", protocol: str = "lab", **cell) -> float | None:
     """The median over a cell's measured runs of one statistic (None when there are none)."""
-    m = analysis.where(rows(df, f"rtt_{stat}", protocol=protocol), **cell)
-    return float(m["value"].median()) if len(m) else None
+    return analysis.runs_median(analysis.where(rows(df, f"rtt_{stat}", protocol=protocol), **cell))

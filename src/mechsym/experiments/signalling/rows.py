@@ -92,5 +92,4 @@ def per_fork_table(df: pd.DataFrame, metric: str = "ns_per_op", by=("variant", "
 
 def median(df: pd.DataFrame, metric: str = "ns_per_op", **cell) -> float | None:
     """The median of the lab's measured runs of one cell (None when there are none)."""
-    m = analysis.where(lab_rows(df, metric), **cell)
-    return float(m["value"].median()) if len(m) else None
+    return analysis.runs_median(analysis.where(lab_rows(df, metric), **cell))

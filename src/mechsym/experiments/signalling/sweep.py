@@ -126,17 +126,22 @@ placements_table = functools.partial(cpus.placements_table,
                                      {p: PLACEMENT_TEXT[p] for p in PLACEMENTS}, None)
 
 
-JMH_BENCHMARK = "mechsym.jmh.PingPong.pingpong"
-JMH_VARIANTS = ["volatile-spin", "volatile-yield"]   # PingPong's @Param variant; no lock + condition benchmark yet
+# variant -> (JMH benchmark (a @Group of two threads: ping, pong), its @Param values)
+JMH_BENCHMARKS = {
+    "locked": ("mechsym.jmh.LockedPingPong.pingpong", {}),
+    "volatile-spin": ("mechsym.jmh.PingPong.pingpong", {"variant": "volatile-spin"}),
+    "volatile-yield": ("mechsym.jmh.PingPong.pingpong", {"variant": "volatile-yield"}),
+}
 JMH_PLACEMENT = "cross-core"
 
 
 def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
-    """`--protocol jmh`: the volatile ping-pong (a @Group of two threads), busy spin and yield, on the first JDK,
-    the host JVM under taskset over the cross-core pair (JMH cannot pin each thread)."""
+    """`--protocol jmh`: the lock + condition ping-pong and the volatile one (busy spin, yield), each a @Group of
+    two threads, on the first JDK, the host JVM under taskset over the cross-core pair (JMH cannot pin each
+    thread)."""
     from ... import jmh
 
     pair = topo.placement(JMH_PLACEMENT) if topo is not None else None
-    return [jmh.cell(v, JMH_BENCHMARK, {"variant": v}, jdk, preset, threads=2, cpus=pair,
-                     labels={"placement": JMH_PLACEMENT, "language": "java", "mechanism": "volatile"})
-            for jdk in jmh.first_jdk(preset, jdks) for v in JMH_VARIANTS]
+    return [jmh.cell(v, bench, params, jdk, preset, threads=2, cpus=pair,
+                     labels={"placement": JMH_PLACEMENT, "language": "java", "mechanism": VARIANTS[v][3]})
+            for jdk in jmh.first_jdk(preset, jdks) for v, (bench, params) in JMH_BENCHMARKS.items()]

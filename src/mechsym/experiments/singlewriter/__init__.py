@@ -16,11 +16,11 @@ from .figures import plot_fences, plot_table
 from .meta import NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, rows
 from .sweep import C_METHODS, FENCES, JAVA_METHODS, TABLE, cell_for, cells
-from .tables import comparison, fences_table, folding_table, forks_table, reference_table, summary
+from .tables import cas_forks_table, comparison, fences_table, folding_table, forks_table, reference_table, summary
 from .verdicts import verdicts
 
 __all__ = [
-    "CLAIM", "CLAIMS", "C_METHODS", "FENCES", "JAVA_METHODS", "LAB", "NAME", "NOTEBOOKS", "POST", "POST_FILE",
+    "CLAIM", "CLAIMS", "C_METHODS", "cas_forks_table", "FENCES", "JAVA_METHODS", "LAB", "NAME", "NOTEBOOKS", "POST", "POST_FILE",
     "PRESETS", "PROTOCOLS", "REFERENCE", "TABLE", "TITLE", "cell_for", "cells", "comparison", "fences_table",
     "folding_table", "forks", "forks_table", "plot_fences", "plot_table", "reference_table", "rows", "summary",
     "verdicts",

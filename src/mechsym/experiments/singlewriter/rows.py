@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ... import analysis
+from .meta import POST_ITERATIONS
 from .sweep import JAVA_METHODS, TABLE
 
 POST = dataclasses.replace(analysis.POST, text="one cold timed run per fresh JVM: the simplest program for the table")
@@ -56,11 +57,39 @@ def table_forks(df: pd.DataFrame, protocol, jdk: str) -> dict[str, np.ndarray]:
 
 def median(df: pd.DataFrame, metric: str = "ns_per_op", **cell) -> float | None:
     """The median of the lab's measured runs of one cell (None when there are none)."""
-    m = analysis.where(rows(df, metric), protocol="lab", **cell)
-    return float(m["value"].median()) if len(m) else None
+    return analysis.runs_median(analysis.where(rows(df, metric), protocol="lab", **cell))
 
 
 def post_ms(ref: pd.DataFrame) -> pd.Series:
     """The post's table: row key -> ms for 500 M increments."""
     t = ref[ref["metric"] == "duration"].set_index("method")["value"]
     return pd.Series({key: float(t[label]) for key, (_, _, label) in TABLE.items()})
+
+
+def post_mhz(ref: pd.DataFrame) -> float:
+    """The post's CPU clock in MHz, from its table's cpu column ("Westmere 2.4 GHz")."""
+    cpu = ref.loc[ref["metric"] == "duration", "cpu"].dropna().astype(str)
+    m = cpu.str.extract(r"([0-9.]+)\s*GHz", expand=False).dropna()
+    if m.empty:
+        raise ValueError("the post's reference rows name no clock (e.g. 'Westmere 2.4 GHz') in their cpu column")
+    return float(m.iloc[0]) * 1000
+
+
+def post_cycles(ref: pd.DataFrame, key: str) -> float:
+    """Cycles per increment a thread makes in one of the post's rows: ns per increment x threads x GHz."""
+    _, threads, _ = TABLE[key]
+    return post_ms(ref)[key] * 1e6 / POST_ITERATIONS * threads * post_mhz(ref) / 1000
+
+
+def failures(df: pd.DataFrame, protocol, jdk: str, threads: int = 2) -> pd.DataFrame:
+    """The cas cell's forks: fork_key, ns per increment and failed CASes per increment (the protocol's reduction
+    of each); empty where the kernel did not count failures (runs before it did, and C)."""
+    out = []
+    for metric in ("ns_per_op", "cas_failures_per_op"):
+        m = analysis.where(rows(df, metric), protocol=protocol.name, jdk=jdk, variant="cas", threads=threads,
+                           scale="1x")
+        pf = analysis.per_fork(m, protocol)
+        out.append(pf.set_index("fork_key")["value"].rename(metric))
+    if out[1].empty:
+        return pd.DataFrame(columns=["ns_per_op", "cas_failures_per_op"])
+    return pd.concat(out, axis=1).dropna()

@@ -11,7 +11,7 @@ from ... import analysis
 from ...analysis import fmt_ns, fmt_ratio
 from ...verdicts import estimate
 from .meta import POST_ITERATIONS
-from .rows import ORDERS, PROTOCOLS, forks, median, post_ms, rows, runtimes
+from .rows import ORDERS, PROTOCOLS, failures, forks, median, post_ms, rows, runtimes
 from .sweep import FENCES, FOLDING, TABLE
 
 
@@ -61,6 +61,31 @@ def forks_table(df: pd.DataFrame) -> pd.DataFrame:
                 out.append({"runtime": analysis.runtime_label(jdk), "method": label, "protocol": proto.name,
                             "ns per increment: median [95% interval], forks": est.text("ns"),
                             "every fork, sorted": ", ".join(fmt_ns(v) for v in np.sort(vals))})
+    return pd.DataFrame(out)
+
+
+@analysis.by_machine
+def cas_forks_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Two threads CAS-ing, fork by fork (Java: the kernel counts failed CASes): ns per increment and failed CAS
+    attempts per increment, sorted by ns, with the rank correlation of the two over the forks. A failure is the
+    other thread taking the line between a read and its CAS: where the line moves on (nearly) every increment the
+    fork is slow; where one thread keeps it for runs of increments, fast."""
+    from scipy import stats as st
+
+    out = []
+    for jdk in runtimes(df):
+        if jdk == "c":
+            continue
+        for proto in PROTOCOLS:
+            f = failures(df, proto, jdk)
+            if f.empty:
+                continue
+            f = f.sort_values("ns_per_op")
+            rho = st.spearmanr(f["ns_per_op"], f["cas_failures_per_op"]).statistic if len(f) >= 3 else np.nan
+            out.append({"runtime": analysis.runtime_label(jdk), "protocol": proto.name,
+                        "every fork: ns per increment (failed CAS per increment), by ns": ", ".join(
+                            f"{fmt_ns(n)} ({x:.3f})" for n, x in zip(f["ns_per_op"], f["cas_failures_per_op"])),
+                        "rank correlation": "" if not np.isfinite(rho) else f"{rho:+.2f}"})
     return pd.DataFrame(out)
 
 

@@ -72,12 +72,14 @@ JMH_PLACEMENT = "cross-core"
 
 
 def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
-    """`--protocol jmh`: JCTools' SpscArrayQueue (the one queue of the sweep JMH has; the post's O1, I1-I4 are
-    not JMH benchmarks yet), producer and consumer as a @Group, no JVM options, on the first JDK, the host JVM
-    under taskset over the cross-core pair. Rows: the poll member (spsc:poll) counts messages moved."""
+    """`--protocol jmh`: the preset's queues (the kernel's own classes: O1, I1-I4, JCTools), producer and consumer
+    as a @Group, under the post's options as JDK 7 ran them (MAIN_OPTIONS: the lab's main cells, the ones with the
+    post's 30 forks), on the first JDK, the host JVM under taskset over the cross-core pair. Rows: the poll member
+    (spsc:poll) counts messages moved."""
     from ... import jmh
 
     pair = topo.placement(JMH_PLACEMENT) if topo is not None else None
-    return [jmh.cell("jctools", JMH_BENCHMARK, {"queue": "jctools"}, jdk, preset, threads=2, cpus=pair,
-                     labels={"placement": JMH_PLACEMENT, "options": "none", "kind": "throughput"})
-            for jdk in jmh.first_jdk(preset, jdks)]
+    flags = OPTION_SETS[MAIN_OPTIONS][0]
+    return [jmh.cell(q, JMH_BENCHMARK, {"queue": q}, jdk, preset, threads=2, cpus=pair, flags=flags,
+                     labels={"placement": JMH_PLACEMENT, "options": MAIN_OPTIONS, "kind": "throughput"})
+            for jdk in jmh.first_jdk(preset, jdks) for q in PRESETS[preset]["queues"]]

@@ -12,7 +12,7 @@ from .meta import POST_FILE, REFERENCE
 from .sweep import SPLIT
 
 NB = "07-write-combining"
-FASTER = 1.2          # "much less time": the threshold of split-faster, and what "the effect appears" means below
+FASTER = 1.2          # what "the effect appears" means for the knee: a sixth more time per store
 
 
 def _durations(ref: pd.DataFrame, case: str) -> pd.Series:
@@ -24,40 +24,39 @@ def _post_ratio(ref: pd.DataFrame) -> float:
     return float(_durations(ref, "SingleLoop").mean() / _durations(ref, "SplitLoop").mean())
 
 
+KNEE_SHARE = 0.8      # four-buffers: the share of rounds of forks that must agree on where the knee is
+
+
 CLAIMS = [
     Claim("writecombining.split-faster", POST_FILE, NB,
           "Writing six arrays in two loops of three takes much less time than in one loop of six, although it does "
-          "more work.",
-          "SingleLoop 13.80-14.16 s, SplitLoop 7.27-8.97 s (2^31 iterations, Core i7 860): 1.67x on the means",
+          "more work: filling the write-combining buffers properly makes the code about twice as fast.",
+          "SingleLoop 13.80-14.16 s, SplitLoop 7.27-8.97 s (2^31 iterations, Core i7 860): 14.02 / 8.97 = 1.56x, "
+          "14.16 / 8.89 = 1.59x, 13.80 / 7.27 = 1.90x; 1.67x on the means",
           "per fork (fresh JVM or C process) SingleLoop time over SplitLoop time: post, the listing's main (its "
           "first repetition); lab, one loop of 6 and loops of 3 in separate forks, median of warmed-up runs",
-          quote="By splitting the loop we do much more work yet the program completes in much less time!",
-          rule=Rule(">=", FASTER, reading=f"'much less time' read generously as the single loop taking at least "
-                    f"{FASTER}x the split loops' time (a sixth less time); the post's own: 1.67x"),
-          statistic="SingleLoop time over SplitLoop time", unit="x", reference=REFERENCE, from_post=_post_ratio),
-    Claim("writecombining.factor-two", POST_FILE, NB,
-          "Filling the write-combining buffers properly (two loops of three instead of one of six) makes the code "
-          "about twice as fast.",
-          "14.02 / 8.97 = 1.56x, 14.16 / 8.89 = 1.59x, 13.80 / 7.27 = 1.90x (1.67x on the means)",
-          "as split-faster, against the post's factor",
           quote="By using our knowledge of the CPU architecture to fill those buffers properly we can use the "
                 "underlying hardware to accelerate our code by a factor of two.",
-          rule=Rule(">=", 1.5, reading="'a factor of two' read generously as at least 1.5x: the post's own three "
-                    "pairs gave 1.56x, 1.59x and 1.90x"),
+          rule=Rule(">=", 1.5, reading="'a factor of two' (and 'much less time') read generously as the single loop "
+                    "taking at least 1.5x the split loops' time: the post's own three pairs gave 1.56x, 1.59x and "
+                    "1.90x"),
           statistic="SingleLoop time over SplitLoop time", unit="x", reference=REFERENCE, from_post=_post_ratio),
     Claim("writecombining.four-buffers", POST_FILE, NB,
           "A loop loses the write-combining effect once it writes more than about four distinct locations per "
           "iteration: up to four arrays one loop costs per store what a loop of three does, past that it costs more.",
           "no sweep in the post: 4 buffers are 'guaranteed' on Intel, and one test, 6 arrays in one loop vs 3 + 3",
-          f"the sweep, one loop of N = 1..12 arrays: per fork ns per store; the fewest N past {SPLIT} at which one "
-          f"loop costs at least {FASTER}x per store what a loop of {SPLIT} (the split loops' own loop) costs; 13: "
-          f"none up to 12; post: first, cold run of each fork; lab: median of warmed-up runs",
+          f"the sweep, one loop of N = 1..12 arrays, per round of forks (fork i of every cell): the fewest N past "
+          f"{SPLIT} at which one loop costs at least {FASTER}x per store what a loop of {SPLIT} (the split loops' own "
+          f"loop) costs; 13: none up to 12; the modal knee and its share of rounds; post: first, cold run of each "
+          f"fork; lab: median of warmed-up runs",
           quote="For example on an Intel CPU you are only guaranteed to get 4 of them at one time. What this means is "
                 "that within a loop you should not write to more than 4 distinct memory locations at one time or "
                 "you will not benefit from the write combining effect.",
           rule=Rule("between", 4, 6, reading=f"'not more than 4 distinct memory locations' read as: one loop first "
-                    f"costs {FASTER}x a loop of {SPLIT} per store (the gain of split-faster) at 5 arrays, generously "
-                    f"at 4 to 6"),
+                    f"costs {FASTER}x a loop of {SPLIT} per store at 5 arrays, generously at 4 to 6. The knee is a "
+                    f"whole number of arrays, read per round of forks: the claim holds when at least "
+                    f"{KNEE_SHARE:.0%} of the rounds put it at 4 to 6, does not hold when at least {KNEE_SHARE:.0%} "
+                    f"put it elsewhere, and is inconclusive when the rounds disagree"),
           statistic=f"fewest arrays per loop costing {FASTER}x a loop of {SPLIT} per store", unit="arrays",
           reference=REFERENCE),
 ]

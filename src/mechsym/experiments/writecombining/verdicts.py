@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from ... import analysis
-from ...verdicts import Verdict, estimate, estimate_with, judge, unmeasurable
-from .claims import CLAIM, CLAIMS, FASTER
+from ...verdicts import FAILS, HOLDS, INCONCLUSIVE, MIN_FORKS, Verdict, estimate, judge, unmeasurable
+from .claims import CLAIM, CLAIMS, FASTER, KNEE_SHARE
 from .rows import COLD, LAB, POST, listing_forks, rows, runtimes, sweep_forks
 from .sweep import POST_ARRAYS, SPLIT
 
@@ -37,8 +37,7 @@ def _split_verdicts(df, runtime, scope) -> list[Verdict]:
     listing = listing_forks(df, runtime)
     ratios = (listing["single loop"] / listing["split loops"]).to_numpy(dtype=float) if len(listing) else []
     one, three = (_at(sweep_forks(df, runtime, v), POST_ARRAYS) for v in ("single-loop", "split-loops"))
-    for cid in ("writecombining.split-faster", "writecombining.factor-two"):
-        claim = CLAIM[cid]
+    for claim in (CLAIM["writecombining.split-faster"],):
         est = estimate(lambda a: a, ratios)
         out.append(judge(claim, est, scope=scope, protocol=POST, missing="no listing cells in these results",
                          detail="" if est is None else "per fork, first repetition; " + _values(ratios, "x")))
@@ -47,6 +46,41 @@ def _split_verdicts(df, runtime, scope) -> list[Verdict]:
                          detail="" if est is None else f"6 arrays: one loop {analysis.fmt_ns(np.nanmedian(one))} / "
                          f"loops of 3 {analysis.fmt_ns(np.nanmedian(three))} per store"))
     return out
+
+
+def round_knees(single: pd.DataFrame) -> list[int]:
+    """The knee of each round of forks (a row of sweep_forks: fork i of every cell), rounds without a loop of SPLIT
+    left out."""
+    arrays = sorted(single.columns)
+    rows = single[arrays].to_numpy(float)
+    return [int(knee(r[None, :], arrays)) for r in rows if np.isfinite(r[arrays.index(SPLIT)])]
+
+
+def judge_knee(claim, knees: list[int], scope: dict, protocol, detail: str, why: str = "") -> Verdict:
+    """A discrete statistic judged as one: the modal knee and its share of rounds. Holds when at least KNEE_SHARE of
+    the rounds put the knee inside the rule's band, does not hold when at least KNEE_SHARE put it outside, else
+    inconclusive (the rounds disagree; more forks decide nothing a bootstrap interval could say). p-value: the
+    one-sided binomial test of that share against one half."""
+    from scipy.stats import binomtest
+
+    n = len(knees)
+    values, counts = np.unique(knees, return_counts=True)
+    mode, share = int(values[counts.argmax()]), counts.max() / n
+    inside = sum(claim.rule.holds_at(k) for k in knees)
+    now = (f"{mode} arrays in {counts.max()} of {n} rounds ({share:.0%}); every round: "
+           + ", ".join(map(str, sorted(knees))) + f"; {detail}")
+    if n < MIN_FORKS:
+        outcome, reason, p = INCONCLUSIVE, f"too few rounds of forks: {n}, a judged cell needs {MIN_FORKS}", None
+    elif inside >= KNEE_SHARE * n:
+        outcome, reason, p = HOLDS, "", binomtest(inside, n, 0.5, alternative="greater").pvalue
+    elif n - inside >= KNEE_SHARE * n:
+        outcome, reason, p = FAILS, "", binomtest(n - inside, n, 0.5, alternative="greater").pvalue
+    else:
+        outcome, p = INCONCLUSIVE, None
+        reason = (f"the rounds disagree: {inside} of {n} put the knee at {claim.rule.text()} arrays; a decision needs "
+                  f"{KNEE_SHARE:.0%} of them on one side")
+    return Verdict(claim, outcome, now, "; ".join(x for x in (reason, why) if x), None, float(mode), scope=scope,
+                   protocol=protocol.name, forks=n, p_value=p)
 
 
 def _knee_verdicts(df, runtime, scope) -> list[Verdict]:
@@ -59,14 +93,11 @@ def _knee_verdicts(df, runtime, scope) -> list[Verdict]:
             out.append(unmeasurable(claim, f"no sweep of one loop of {SPLIT} and more arrays in these results",
                                     scope=scope, protocol=protocol))
             continue
-        # a row is a round of forks (one fresh JVM per cell, run back to back): resampled together
-        est = estimate_with(lambda a: knee(a, arrays), single[arrays].to_numpy(float))
         ratio = single.median() / single[SPLIT].median()
-        detail = f"one loop of N / one loop of {SPLIT}, per store: " + ", ".join(
+        detail = f"one loop of N / one loop of {SPLIT}, per store (medians over forks): " + ", ".join(
             f"{n}: {r:.2f}x" for n, r in ratio.items() if n > SPLIT)
         why = "" if protocol is LAB else "the post's reading of a sweep it never ran: the first, cold run of each fork"
-        out.append(judge(claim, est, scope=scope, protocol=protocol, detail=detail, why=why,
-                         missing="no sweep forks"))
+        out.append(judge_knee(claim, round_knees(single), scope, protocol, detail, why))
     return out
 
 

@@ -1,0 +1,365 @@
+"""Measure a kernel beside the post's own code and append the comparison to data/fidelity/<experiment>.csv.
+
+The procedure is data/fidelity/README.md's "How a row is measured": a *set* is one run of the kernel, one of the
+listing and one more of the listing (the A/A), each a fresh process, in an order that rotates from set to set, so a
+burst of background load falls on every program in turn. Each program's figure is read from its output (a regex,
+or the median of a metric of a mechsym kernel's CSV); the set's ratio is kernel / listing (of speeds or of
+durations: `direction`), and the row gives the median of the per-set ratios with its 95% bootstrap interval
+(mechsym.stats), the A/A ratio (listing / listing-again, median over sets), the machine, the JDK, the date and the
+clean commit the kernel was measured at. The listing runs in a scratch directory outside the repository (it is not
+the lab's code to keep). The bench lock keeps any other measurement off the machine meanwhile.
+
+    plan(...)  -> Plan      every argument checked, the commands built (one-line MechsymError otherwise)
+    measure(plan) -> Result the sets run, the figures read, the ratios and their interval
+    append(plan, result)    the row written (whole file rewritten atomically, the schema checked first)
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import MechsymError, repo_root
+
+FIDELITY_ENV = "MECHSYM_FIDELITY_DIR"
+DIRECTIONS = ("speed", "duration")
+REDUCE = ("median", "min", "max", "first", "last")
+PROGRAMS = ("kernel", "listing", "listing-again")
+#: fewer sets and the interval is unbounded (stats.MIN_FORKS): no row is written from them
+MIN_SETS = 5
+MAX_SETS = 1000
+NUMBER = re.compile(r"[-+]?\d[\d,_]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def fidelity_dir(given: str | Path | None = None) -> Path:
+    """Where rows are appended: the argument, else $MECHSYM_FIDELITY_DIR, else the repository's data/fidelity."""
+    if given:
+        return Path(given).expanduser().resolve()
+    env = os.environ.get(FIDELITY_ENV)
+    if env:
+        return Path(env).expanduser().resolve()
+    from . import fidelity
+
+    return fidelity.fidelity_dir()
+
+
+# ---------------------------------------------------------------- reading a figure from a program's output
+
+@dataclass(frozen=True)
+class Figure:
+    """How a program's figure is read from its stdout: `csv:METRIC` (a mechsym kernel's CSV: the metric's values
+    in measured, not warm-up, rows) or a regular expression (its first group, else the whole match, as a number;
+    thousands separators allowed); every match counts, and `reduce` makes one figure of them."""
+    spec: str
+    reduce: str = "median"
+
+    def __post_init__(self):
+        if self.reduce not in REDUCE:
+            raise MechsymError(f"--reduce '{self.reduce}': unknown (allowed: {', '.join(REDUCE)})")
+        if not self.spec:
+            raise MechsymError("figure: empty; give csv:METRIC or a regular expression with one group")
+        if not self.spec.startswith("csv:"):
+            try:
+                re.compile(self.spec)
+            except re.error as e:
+                raise MechsymError(f"figure regex {self.spec!r}: {e}") from None
+        elif not self.spec[4:]:
+            raise MechsymError("figure 'csv:': give the metric, e.g. csv:rtt_p50")
+
+    def values(self, out: str) -> list[float]:
+        if self.spec.startswith("csv:"):
+            return _csv_values(out, self.spec[4:])
+        out_values = []
+        for m in re.finditer(self.spec, out, re.M):
+            text = m.group(1) if m.groups() else m.group(0)
+            n = NUMBER.search(text or "")
+            if n:
+                out_values.append(float(n.group(0).replace(",", "").replace("_", "")))
+        return out_values
+
+    def read(self, out: str, program: str) -> float:
+        vals = self.values(out)
+        if not vals:
+            tail = out.strip().splitlines()[-1][:120] if out.strip() else "(no output)"
+            raise MechsymError(f"{program}: no figure matches {self.spec!r} in its output (last line: {tail})")
+        v = {"median": lambda: float(np.median(vals)), "min": lambda: min(vals), "max": lambda: max(vals),
+             "first": lambda: vals[0], "last": lambda: vals[-1]}[self.reduce]()
+        if not (v > 0 and np.isfinite(v)):
+            raise MechsymError(f"{program}: its figure is {v}; a ratio needs a positive number")
+        return float(v)
+
+
+def _csv_values(out: str, metric: str) -> list[float]:
+    rows = list(csv.DictReader(io.StringIO(out)))
+    if rows and not {"metric", "value"} <= set(rows[0]):
+        return []
+    return [float(r["value"]) for r in rows
+            if r.get("metric") == metric and str(r.get("warmup", "false")).lower() != "true" and r.get("value")]
+
+
+# ---------------------------------------------------------------- the plan
+
+@dataclass
+class Plan:
+    experiment: str
+    kernel_name: str              # as mechsym.kernels names it (the row's kernel column)
+    kernel: list[str]             # argv
+    listing: list[str]            # argv, run in listing_dir
+    listing_dir: Path
+    kernel_figure: Figure
+    listing_figure: Figure
+    direction: str
+    sets: int
+    cell: str
+    listing_label: str
+    protocol: str
+    jdk: str                      # feature version, or "" for C
+    cpus: str | None
+    timeout: float
+    out_dir: Path
+    note: str = ""
+    allow_dirty: bool = False
+    temp_dir: bool = False        # listing_dir made here (removed at the end)
+    commands: list[str] = field(default_factory=list)
+
+    def argv(self, program: str) -> list[str]:
+        cmd = self.kernel if program == "kernel" else self.listing
+        return (["taskset", "-c", self.cpus] if self.cpus else []) + cmd
+
+    def order(self, s: int) -> list[str]:
+        """Set s runs the programs rotated by s: kernel first, then listing first, then listing-again first."""
+        k = s % len(PROGRAMS)
+        return list(PROGRAMS[k:] + PROGRAMS[:k])
+
+    def describe(self) -> list[str]:
+        lines = [f"fidelity-run {self.experiment}: {self.sets} sets of {', '.join(PROGRAMS)} in rotating order, "
+                 f"ratio of {self.direction}s, row to {self.out_dir / (self.experiment + '.csv')}"]
+        lines.append("kernel:  " + shlex.join(self.argv("kernel")))
+        lines.append(f"listing: (cd {shlex.quote(str(self.listing_dir))} && {shlex.join(self.argv('listing'))})")
+        lines.append(f"figures: kernel {self.kernel_figure.spec!r} ({self.kernel_figure.reduce}), "
+                     f"listing {self.listing_figure.spec!r} ({self.listing_figure.reduce})")
+        return lines
+
+
+def _inside(path: Path, root: Path) -> bool:
+    p, r = path.resolve(), root.resolve()
+    return p == r or r in p.parents
+
+
+def _split(text: str, what: str) -> list[str]:
+    try:
+        argv = shlex.split(text)
+    except ValueError as e:
+        raise MechsymError(f"{what} {text!r}: {e}") from None
+    if not argv:
+        raise MechsymError(f"{what}: empty; give the command to run")
+    return argv
+
+
+def _expand(argv: list[str], java: str | None) -> list[str]:
+    if any("{java}" in a for a in argv):
+        if java is None:
+            raise MechsymError("{java} in a command, but no JDK was chosen (--jdk)")
+        argv = [a.replace("{java}", java) for a in argv]
+    return argv
+
+
+def plan(experiment: str, kernel: str, listing: str, *, kernel_figure: str, listing_figure: str | None = None,
+         direction: str, sets: int, cell: str, listing_label: str, reduce: str = "median",
+         listing_reduce: str | None = None, kernel_name: str | None = None, listing_dir: str | None = None,
+         jdk: str | None = "17", cpus: str | None = None, timeout: float = 600.0, fidelity_dir_arg: str | None = None,
+         note: str = "", allow_dirty: bool = False, jvm_flags: str = "") -> Plan:
+    """Every input checked (one-line MechsymError naming it and what is allowed) and the commands built.
+
+    kernel: a registered mechsym kernel's name and its arguments (`mechsym.ping.PingBuffet --mode=ipc-spin`,
+    `c:atomic_counter --threads=2`: run with the chosen JDK and the repository's class path), or any command
+    (then kernel_name names the registered kernel it runs). listing: any command; `{java}` in either stands for the
+    chosen JDK's java."""
+    from . import experiments, kernels
+
+    if experiment not in experiments.names():
+        raise MechsymError(f"experiment '{experiment}': unknown (known: {', '.join(experiments.names())})")
+    if direction not in DIRECTIONS:
+        raise MechsymError(f"--direction '{direction}': unknown (allowed: {', '.join(DIRECTIONS)})")
+    if not isinstance(sets, int) or not MIN_SETS <= sets <= MAX_SETS:
+        raise MechsymError(f"--sets {sets}: allowed {MIN_SETS}-{MAX_SETS} (fewer sets give no interval)")
+    if not cell.strip() or not listing_label.strip():
+        raise MechsymError("--cell and --listing-label: give both, not empty (they are the row's cell and listing)")
+    if not (0 < timeout <= 86400):
+        raise MechsymError(f"--timeout {timeout}: allowed above 0 and at most 86400 seconds")
+    java_jdk = None
+    if jdk:
+        from .jdk import select
+
+        java_jdk = select(jdk)
+        if len(java_jdk) != 1:
+            raise MechsymError(f"--jdk {jdk}: name one JDK (found {len(java_jdk)})")
+        java_jdk = java_jdk[0]
+    java = java_jdk.java if java_jdk else None
+    k_argv = _expand(_split(kernel, "--kernel"), java)
+    flags = _split(jvm_flags, "--jvm-flags") if jvm_flags.strip() else []
+    if k_argv[0] in kernels.BY_NAME or k_argv[0].startswith("mechsym."):
+        name = k_argv[0]
+        kernels.get(name)  # registered, else one line with the known ones
+        if not name.startswith("c:") and java_jdk is None:
+            raise MechsymError(f"kernel {name}: a Java kernel needs --jdk")
+        k_argv = kernels.command(name, k_argv[1:], jdk=java_jdk, flags=flags if not name.startswith("c:") else ())
+        if kernel_name and kernel_name != name:
+            raise MechsymError(f"--kernel-name {kernel_name}: the command runs {name}")
+        kernel_name = name
+    elif not kernel_name:
+        raise MechsymError(f"--kernel {k_argv[0]!r}: not a registered mechsym kernel; start it with one (e.g. "
+                           "mechsym.ping.PingBuffet --mode=ipc-spin) or name the kernel it runs with --kernel-name")
+    else:
+        kernels.get(kernel_name)
+    protocol = next((a.split("=", 1)[1] for a in k_argv if a.startswith("--protocol=")), "")
+    if protocol not in ("", "post", "lab"):
+        protocol = ""
+    l_argv = _expand(_split(listing, "--listing"), java)
+    if cpus is not None:
+        if not re.fullmatch(r"\d+(-\d+)?(,\d+(-\d+)?)*", cpus):
+            raise MechsymError(f"--cpus '{cpus}': allowed a CPU list such as 0 or 0,1 or 0-3")
+        if shutil.which("taskset") is None:
+            raise MechsymError("--cpus: taskset is not installed (util-linux)")
+    root = repo_root()
+    temp = listing_dir is None
+    ldir = Path(tempfile.mkdtemp(prefix="mechsym-listing-")) if temp else Path(listing_dir).expanduser().resolve()
+    if not ldir.is_dir():
+        raise MechsymError(f"--listing-dir {ldir}: not a directory")
+    if _inside(ldir, root):
+        raise MechsymError(f"--listing-dir {ldir}: inside the repository {root}; run the listing from a scratch "
+                           "directory outside it")
+    out = fidelity_dir(fidelity_dir_arg)
+    return Plan(experiment, kernel_name, k_argv, l_argv, ldir, Figure(kernel_figure, reduce),
+                Figure(listing_figure or kernel_figure, listing_reduce or reduce), direction, sets, cell.strip(),
+                listing_label.strip(), protocol, str(java_jdk.feature) if java_jdk and not kernel_name.startswith("c:")
+                else "", cpus, timeout, out, note, allow_dirty, temp)
+
+
+# ---------------------------------------------------------------- measuring
+
+@dataclass
+class Result:
+    figures: dict[str, list[float]]   # per program, one figure per set
+    ratios: np.ndarray                # kernel / listing, per set
+    aa: np.ndarray                    # listing / listing-again, per set
+    ratio: float
+    low: float
+    high: float
+    aa_ratio: float
+    commit: str
+    clean: bool
+
+
+def run_program(p: Plan, program: str) -> str:
+    """One fresh process; its stdout, or a one-line MechsymError (exit status or timeout, its last stderr line)."""
+    argv = p.argv(program)
+    cwd = p.listing_dir if program != "kernel" else None
+    p.commands.append(shlex.join(argv))
+    try:
+        r = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=p.timeout)
+    except FileNotFoundError:
+        raise MechsymError(f"{program}: {argv[0]}: command not found") from None
+    except subprocess.TimeoutExpired:
+        raise MechsymError(f"{program}: did not finish within {p.timeout:g} s: {shlex.join(argv)[:160]}") from None
+    if r.returncode != 0:
+        last = (r.stderr.strip() or r.stdout.strip() or "(no output)").splitlines()[-1][:160]
+        raise MechsymError(f"{program}: exit {r.returncode}: {last}")
+    return r.stdout
+
+
+def interval(ratios) -> tuple[float, float, float]:
+    """The median of the per-set ratios and its 95% percentile-bootstrap interval (mechsym.stats)."""
+    from . import stats
+
+    boot = stats.bootstrap(np.median, [np.asarray(ratios, dtype=float)], of_medians=False)
+    if boot is None or not np.isfinite(boot.low):
+        raise MechsymError(f"{len(ratios)} sets: too few for an interval (at least {MIN_SETS})")
+    return boot.value, boot.low, boot.high
+
+
+def measure(p: Plan, progress=lambda line: print(line, file=sys.stderr)) -> Result:
+    """The sets, under the bench lock, at a clean commit (unless allow_dirty)."""
+    from . import provenance
+    from .sweep import bench_lock
+
+    state = provenance.git_state()
+    if not state.clean and not p.allow_dirty:
+        files = state.dirty_files()
+        raise MechsymError(f"fidelity-run: the tree is not clean ({len(files)} changed files: "
+                           f"{', '.join(files[:3])}{', ...' if len(files) > 3 else ''}); commit first, or pass "
+                           "--allow-dirty (said in the row's note)")
+    figures: dict[str, list[float]] = {k: [] for k in PROGRAMS}
+    try:
+        with bench_lock(progress):
+            for s in range(p.sets):
+                for program in p.order(s):
+                    fig = p.kernel_figure if program == "kernel" else p.listing_figure
+                    figures[program].append(fig.read(run_program(p, program), program))
+                progress(f"set {s + 1}/{p.sets}: kernel {figures['kernel'][-1]:.4g}, listing "
+                         f"{figures['listing'][-1]:.4g}, again {figures['listing-again'][-1]:.4g}")
+    finally:
+        if p.temp_dir:
+            shutil.rmtree(p.listing_dir, ignore_errors=True)
+    k, li, again = (np.asarray(figures[x]) for x in PROGRAMS)
+    ratios, aa = k / li, li / again
+    ratio, low, high = interval(ratios)
+    return Result(figures, ratios, aa, ratio, low, high, float(np.median(aa)), state.commit, state.clean)
+
+
+# ---------------------------------------------------------------- the row
+
+def row(p: Plan, r: Result, machine: str | None = None, today: str | None = None) -> dict:
+    from . import fidelity
+
+    if machine is None:
+        from .machine import machine_id
+
+        machine = machine_id()
+    note = "; ".join(x for x in (
+        f"fidelity-run: per set {', '.join(PROGRAMS)} as fresh processes in rotating order"
+        + (f" under taskset -c {p.cpus}" if p.cpus else "")
+        + f"; medians: kernel {np.median(r.figures['kernel']):.4g}, listing {np.median(r.figures['listing']):.4g}",
+        "" if r.clean else "measured on a tree with uncommitted changes (--allow-dirty)",
+        p.note) if x)
+    out = {c: "" for c in fidelity.COLUMNS}
+    out.update(experiment=p.experiment, kernel=p.kernel_name, protocol=p.protocol, cell=p.cell,
+               listing=p.listing_label, date=today or datetime.date.today().isoformat(), machine=machine, jdk=p.jdk,
+               sets=str(p.sets), ratio=f"{r.ratio:.3f}", ci_low=f"{r.low:.3f}", ci_high=f"{r.high:.3f}",
+               interval="bootstrap 95%", ratio_of=p.direction, aa_ratio=f"{r.aa_ratio:.3f}", current="yes",
+               source=r.commit[:7] if re.fullmatch(r"[0-9a-f]{40}", r.commit) else r.commit, note=note)
+    return out
+
+
+def append(p: Plan, new: dict) -> Path:
+    """The row appended to <dir>/<experiment>.csv, the file checked against the schema and rewritten whole
+    (tmp + rename: a crash leaves the old file or the new one)."""
+    import pandas as pd
+
+    from . import fidelity, fsio
+
+    p.out_dir.mkdir(parents=True, exist_ok=True)
+    path = p.out_dir / f"{p.experiment}.csv"
+    old = path.read_text() if path.exists() else ""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(fidelity.COLUMNS), lineterminator="\n")
+    if not old:
+        w.writeheader()
+    w.writerow(new)
+    text = (old if not old or old.endswith("\n") else old + "\n") + buf.getvalue()
+    df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    fidelity.validate(df, p.experiment, str(path))
+    fsio.atomic_write(path, text)
+    return path

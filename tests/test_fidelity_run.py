@@ -1,0 +1,112 @@
+"""mechsym.fidelity_run and `mechsym fidelity-run`: sets in rotating order, figures read from each program's output,
+the row appended (checked, atomically) to a private fidelity directory. The programs are two tiny `python -c`
+scripts: the tests assert what is read and written, never a timing."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shlex
+import sys
+
+import pandas as pd
+import pytest
+
+from mechsym import MechsymError, cli, fidelity, fidelity_run, provenance, repo_root, sweep
+
+PY = shlex.quote(sys.executable)
+KERNEL = f"{PY} -c 'print(\"ops/sec=2,000\")'"
+LISTING = f"{PY} -c 'print(\"0 - ops/sec=1,000\"); print(\"1 - ops/sec=1,000\")'"
+ARGS = dict(kernel_figure=r"ops/sec=([\d,]+)", direction="speed", sets=5, cell="tiny cell",
+            listing_label="two fake programs", kernel_name="mechsym.ping.PingBuffet", jdk=None, allow_dirty=True)
+
+
+@pytest.fixture
+def fdir(tmp_path, monkeypatch):
+    """A private fidelity directory and bench lock: a test never writes the repository's data/fidelity."""
+    monkeypatch.setattr(sweep, "LOCK_FILE", tmp_path / "bench.lock")
+    monkeypatch.setenv("MECHSYM_BENCH_LOCK", str(tmp_path / "bench.lock"))
+    d = tmp_path / "fidelity"
+    monkeypatch.setenv(fidelity_run.FIDELITY_ENV, str(d))
+    return d
+
+
+def test_sets_rotate_and_the_row_is_appended(fdir):
+    p = fidelity_run.plan("pingbuffet", KERNEL, LISTING, **ARGS)
+    assert p.out_dir == fdir.resolve()
+    r = fidelity_run.measure(p, progress=lambda line: None)
+    assert r.figures == {"kernel": [2000.0] * 5, "listing": [1000.0] * 5, "listing-again": [1000.0] * 5}
+    assert (r.ratio, r.low, r.high, r.aa_ratio) == (2.0, 2.0, 2.0, 1.0)
+    # 15 fresh processes, the first program of each set rotating: kernel, listing, listing again, kernel, ...
+    assert len(p.commands) == 15
+    firsts = ["kernel" if c.endswith("2,000\")'") else "listing" for c in p.commands[::3]]
+    assert firsts == ["kernel", "listing", "listing", "kernel", "listing"]
+    assert not p.listing_dir.exists()  # the temporary listing directory is removed
+    path = fidelity_run.append(p, fidelity_run.row(p, r, machine="test-host", today="2026-01-02"))
+    fidelity_run.append(p, fidelity_run.row(p, r, machine="test-host", today="2026-01-03"))
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    fidelity.validate(df, "pingbuffet", str(path))
+    assert list(df["date"]) == ["2026-01-02", "2026-01-03"]
+    first = df.iloc[0]
+    assert (first["ratio"], first["ci_low"], first["ci_high"], first["aa_ratio"]) == ("2.000", "2.000", "2.000", "1.000")
+    assert (first["interval"], first["ratio_of"], first["current"], first["sets"]) == ("bootstrap 95%", "speed", "yes", "5")
+    assert first["kernel"] == "mechsym.ping.PingBuffet" and first["cell"] == "tiny cell"
+    assert first["source"] == provenance.git_state().commit[:7]
+
+
+def test_the_interval_comes_from_the_bootstrap_of_varying_sets():
+    lo_med_hi = fidelity_run.interval([0.9, 1.0, 1.1, 1.05, 0.95, 1.0, 1.2, 0.8])
+    assert lo_med_hi[1] <= lo_med_hi[0] <= lo_med_hi[2] and lo_med_hi[1] < lo_med_hi[2]
+    with pytest.raises(MechsymError, match="too few"):
+        fidelity_run.interval([1.0, 1.1])
+
+
+def test_figures_from_a_kernel_csv_and_by_reduction():
+    out = "mode,iteration,warmup,metric,value,unit\nx,0,true,rtt_p50,900,ns\nx,1,false,rtt_p50,100,ns\n" \
+          "x,2,false,rtt_p50,300,ns\nx,1,false,rtt_min,50,ns\n"
+    assert fidelity_run.Figure("csv:rtt_p50").read(out, "kernel") == 200.0
+    assert fidelity_run.Figure(r"=(\d+)", "last").read("a=1\nb=7\n", "listing") == 7.0
+    with pytest.raises(MechsymError, match="listing: no figure matches"):
+        fidelity_run.Figure(r"p50=(\d+)").read("nothing here\n", "listing")
+    with pytest.raises(MechsymError, match="--reduce 'mean'"):
+        fidelity_run.Figure(r"(\d+)", "mean")
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(direction="faster"), "--direction 'faster'"),
+    (dict(sets=3), "--sets 3"),
+    (dict(kernel_name=None), "not a registered mechsym kernel"),
+    (dict(kernel_name="mechsym.nope.Nope"), "kernel 'mechsym.nope.Nope'"),
+    (dict(cpus="0;1"), "--cpus '0;1'"),
+    (dict(listing_dir=str(repo_root() / "src")), "inside the repository"),
+])
+def test_bad_input_is_one_line(fdir, change, message):
+    with pytest.raises(MechsymError, match=message.replace("(", r"\(")) as e:
+        fidelity_run.plan("pingbuffet", KERNEL, LISTING, **{**ARGS, **change})
+    assert "\n" not in str(e.value)
+
+
+def test_a_failing_program_and_a_dirty_tree_stop_the_run(fdir, tmp_path, monkeypatch):
+    p = fidelity_run.plan("pingbuffet", KERNEL, f"{PY} -c 'import sys; sys.exit(\"no such queue\")'",
+                          **{**ARGS, "listing_dir": str(tmp_path)})
+    with pytest.raises(MechsymError, match="exit 1: no such queue"):
+        fidelity_run.measure(p, progress=lambda line: None)
+    monkeypatch.setattr(provenance, "git_state", lambda: provenance.GitState("a" * 40, False, b"diff --git a/x b/x\n"))
+    p = fidelity_run.plan("pingbuffet", KERNEL, LISTING, **{**ARGS, "allow_dirty": False})
+    with pytest.raises(MechsymError, match="not clean"):
+        fidelity_run.measure(p, progress=lambda line: None)
+    assert not fdir.exists()
+
+
+def test_cli_dry_run_prints_the_commands_and_writes_nothing(fdir, capsys):
+    argv = ["fidelity-run", "pingbuffet", "--kernel", KERNEL, "--kernel-name", "mechsym.ping.PingBuffet",
+            "--listing", LISTING, "--figure", r"ops/sec=([\d,]+)", "--direction", "speed", "--sets", "5",
+            "--cell", "c", "--listing-label", "l", "--jdk", "", "--dry-run"]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "5 sets of kernel, listing, listing-again" in out and "ops/sec=2,000" in out
+    assert not fdir.exists()
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert cli.main([a if a != "speed" else "fast" for a in argv]) == 2
+    assert err.getvalue().count("\n") == 1 and "--direction 'fast'" in err.getvalue()
