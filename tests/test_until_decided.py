@@ -260,3 +260,12 @@ def test_budget_without_until_decided_is_refused(results_dir, capsys):
 
     assert main(["run", "callerchoose", "--budget", "5m", "--dry-run"]) == 2
     assert "--budget: only with --until-decided" in capsys.readouterr().err
+
+
+def test_cells_match_whatever_the_csv_made_of_their_values():
+    cell = sweep.Cell(variant="a", kernel="cmd:x", params={"threads": 2, "sync": False, "protocol": "lab"})
+    key = decide.cell_key(cell)
+    traced = (("variant", "a"), ("threads", 2.0), ("sync", "False"), ("flags", float("nan")), ("protocol", "post"))
+    assert not decide._matches(key, traced)                       # the kernel wrote its own protocol per row
+    assert decide._matches(key, traced, own={"protocol"})
+    assert not decide._matches(key, (("variant", "b"),) + traced[1:], own={"protocol"})

@@ -30,6 +30,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 import pandas as pd
 
+from . import stats
 from .units import (FORMATTERS, MISSING, fmt_column, fmt_mbps, fmt_ns, fmt_number, fmt_pct,  # noqa: F401
                     fmt_rate, fmt_ratio, fmt_value, readable, si)
 
@@ -238,7 +239,6 @@ def per_fork(df: pd.DataFrame, protocol: Protocol = LAB, by: Iterable[str] = ())
     if df.empty:
         return pd.DataFrame(columns=by + ["fork_key", "value"])
     keys = [c for c in ("machine", "run_id", "fork") if c in df]
-    from . import stats
     trace = stats.current_trace()   # naming which forks a statistic read (mechsym.decide, the run level)
     traced = [c for c in (trace.cell_columns if trace else ()) if c in df and c not in by + keys]
     d = df[by + [c for c in keys + traced + ["iteration", "value"] if c not in by]].copy()

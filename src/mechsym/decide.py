@@ -75,6 +75,8 @@ def norm(v) -> str:
         return ""
     if isinstance(v, (bool, np.bool_)):
         return str(bool(v)).lower()
+    if isinstance(v, str) and v.strip().lower() in ("", "nan", "none", "true", "false"):
+        return {"nan": "", "none": ""}.get(v.strip().lower(), v.strip().lower())
     try:
         f = float(v)
     except (TypeError, ValueError):
@@ -137,6 +139,9 @@ def open_claims(module, df: pd.DataFrame, cells: list, max_forks: int, level: fl
 
     columns = tuple(sorted({k for c in cells for k in c.columns()}))
     keyed = {cell_key(c): c for c in cells if not c.unavailable}
+    # a column the kernel writes itself (a protocol per row where the cell names one) does not tell cells apart
+    planned = {k: {v for key in keyed for kk, v in key if kk == k} for k in columns}
+    own = {k for k in columns if k in df and not set(df[k].map(norm).unique()) <= planned[k]}
     out = []
     for v, est in judge(module, df, columns, level):
         if v.outcome != verdicts_mod.INCONCLUSIVE:
@@ -147,7 +152,7 @@ def open_claims(module, df: pd.DataFrame, cells: list, max_forks: int, level: fl
         elif undecidable(v.claim.rule, est):
             o.why_not = undecidable(v.claim.rule, est)
         else:
-            o.cells = [c for k, c in keyed.items() if any(_matches(k, t) for t in est.cells)]
+            o.cells = [c for k, c in keyed.items() if any(_matches(k, t, own) for t in est.cells)]
             n = more_forks(v.claim.rule, est)
             if not o.cells:
                 o.why_not = "its cells are not in this sweep's plan (another JDK or placement than this machine's)"
@@ -158,10 +163,11 @@ def open_claims(module, df: pd.DataFrame, cells: list, max_forks: int, level: fl
     return out
 
 
-def _matches(planned: tuple, traced: tuple) -> bool:
-    """A plan cell is the traced one when every column the trace names has the same value."""
+def _matches(planned: tuple, traced: tuple, own: set = frozenset()) -> bool:
+    """A plan cell is the traced one when every column the trace names (but those in `own`) has the same value."""
     have = dict(planned)
-    return bool(traced) and all(have.get(k) == norm(v) for k, v in traced)
+    named = [(k, v) for k, v in traced if k not in own]
+    return bool(named) and all(have.get(k) == norm(v) for k, v in named)
 
 
 # ---------------------------------------------------------------- the stored run to extend
@@ -231,7 +237,8 @@ class Plan:
 
 def _cell_text(cell, have: dict) -> str:
     bits = [cell.variant] + [f"{k}={v}" for k, v in {**cell.params, **cell.labels}.items()
-                             if k in ("threads", "placement", "size", "collector", "lock", "method", "grid")]
+                             if k in ("threads", "placement", "size", "collector", "lock", "grid", "regime",
+                                      "direction", "evict", "runtime")]
     if cell.jdk:
         bits.append(f"JDK {cell.jdk.feature}")
     return " ".join(map(str, bits)) + f" ({have.get(cell_key(cell), 0)} forks)"
