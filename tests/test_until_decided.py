@@ -269,3 +269,23 @@ def test_cells_match_whatever_the_csv_made_of_their_values():
     assert not decide._matches(key, traced)                       # the kernel wrote its own protocol per row
     assert decide._matches(key, traced, own={"protocol"})
     assert not decide._matches(key, (("variant", "b"),) + traced[1:], own={"protocol"})
+
+
+def test_two_current_runs_are_judged_together_with_forks_nested_in_runs(fake, monkeypatch):
+    module, first = fake
+    monkeypatch.setattr(verdict_collect, "quiet", lambda meta: True)
+    one = verdict_collect._load(NAME, None, None)
+    assert set(one["run_id"]) == {first["run_id"]}
+    for name, (med, sd) in [("base", (1.01, 0.02)), ("wide", (1.16, 0.05)), ("far", (3.1, 0.02))]:
+        monkeypatch.setitem(CELLS, name, (med, sd))    # the second run's forks differ from the first's
+    second = sweep.execute(module, "standard", jdks=[], progress=False, lock=False)
+    both = verdict_collect._load(NAME, None, None)
+    assert set(both["run_id"]) == {first["run_id"], second["run_id"]}
+    ids = ",".join(sorted(both["run_id"].unique()))
+    assert verdict_collect.basis(NAME, store.machine_id(), ids) == "2 standard runs, forks nested in runs"
+    assert verdict_collect.basis(NAME, store.machine_id(), first["run_id"]) == "1 standard run"
+    seen = []
+    real = stats._nested_boot
+    monkeypatch.setattr(stats, "_nested_boot", lambda *a, **k: seen.append(1) or real(*a, **k))
+    far = {v.claim.id: v for v in verdict_collect.machine_verdicts(module, both)}[f"{NAME}.far"]
+    assert seen and far.forks == 10 and far.outcome == "holds"

@@ -308,8 +308,10 @@ def run(module, preset: str, jdks=None, budget: float | None = None, max_forks: 
     spent_per_fork: list[float] = []
     lock = sweep.bench_lock(meta["_noise"].waited_for_lock) if lock else contextlib.nullcontext()
     total = sum(max(0, plan.looks[-1] - have[cell_key(c)]) for c in plan.cells)
+    open_session = getattr(module, "session", None)   # the experiment's run-wide hook (seqio's scratch files)
+    session = open_session(plan.cells, meta) if open_session else contextlib.nullcontext()
     try:
-        with signals_interrupt(), lock, tqdm(total=total, desc=f"{name} until decided", unit="fork",
+        with signals_interrupt(), lock, session as work, tqdm(total=total, desc=f"{name} until decided", unit="fork",
                                              disable=not progress, file=sys.stderr, dynamic_ncols=True) as bar:
             started = time.monotonic()
             meta["_noise"].begin()
@@ -336,7 +338,7 @@ def run(module, preset: str, jdks=None, budget: float | None = None, max_forks: 
                         meta["_noise"].tick(cell.variant, fork)
                         bar.set_postfix_str(f"{cell.variant} fork {fork + 1}", refresh=False)
                         try:
-                            rows, pinned = sweep.run_fork(sweep.Fork(cell, fork, None, commands=meta["commands"]))
+                            rows, pinned = sweep.run_fork(sweep.Fork(cell, fork, work, commands=meta["commands"]))
                         except KernelError as e:
                             record_failure(meta, cell.columns(), fork, e, bar, cell.variant)
                             nxt[k] = fork + 1
