@@ -289,3 +289,10 @@ def test_two_current_runs_are_judged_together_with_forks_nested_in_runs(fake, mo
     monkeypatch.setattr(stats, "_nested_boot", lambda *a, **k: seen.append(1) or real(*a, **k))
     far = {v.claim.id: v for v in verdict_collect.machine_verdicts(module, both)}[f"{NAME}.far"]
     assert seen and far.forks == 10 and far.outcome == "holds"
+
+
+def test_a_discrete_statistic_says_more_forks_would_not_decide_it():
+    claim = _claim("d", Rule(">=", 1.05))
+    forks = np.array([1.0, 1.1, 1.0, 1.1, 1.0, 1.1, 1.1, 1.0])   # every fork one of two numbers
+    v = judge(claim, estimate(lambda a: a, forks))
+    assert v.outcome == "inconclusive" and "more forks would not decide it: a discrete statistic" in v.why
