@@ -241,7 +241,8 @@ def _cell_text(cell, have: dict) -> str:
                                       "direction", "evict", "runtime")]
     if cell.jdk:
         bits.append(f"JDK {cell.jdk.feature}")
-    return " ".join(map(str, bits)) + f" ({have.get(cell_key(cell), 0)} forks)"
+    n = have.get(cell_key(cell), 0)
+    return " ".join(map(str, bits)) + f" ({n} fork{'s' if n != 1 else ''})"
 
 
 def _secs(s: float | None) -> str:
@@ -363,7 +364,7 @@ def run(module, preset: str, jdks=None, budget: float | None = None, max_forks: 
                         o.ended = f"left at look {look}: {undecidable(o.claim.rule, est)}"
                     elif all(have[cell_key(c)] >= max_forks for c in o.cells):
                         o.ended = f"still inconclusive at --max-forks {max_forks}"
-                    if o.ended:
+                    if o.ended and progress:   # as it happens; the summary at the end says it again
                         bar.write(f"  {o.label}: {o.ended}", file=sys.stderr)
             record["stopped"] = record["stopped"] or ("every open claim ended" if all(o.ended for o in claims)
                                                       else "the last planned look was reached")
