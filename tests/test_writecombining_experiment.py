@@ -39,7 +39,8 @@ def test_standard_cells():
     assert all(c.params["per-loop"] == c.params["arrays"] for c in cs if c.variant == "single-loop")
     for jdk in jdks[1:]:   # every JDK runs the whole sweep: four-buffers is judged on each
         assert sorted(c.params["arrays"] for c in cs if c.jdk == jdk and c.variant == "single-loop") == p["arrays"]
-    assert all(c.forks >= 5 and c.cpus is None and not c.unavailable for c in cs)
+    judged = [c for c in cs if c.variant != "listing-jit"]   # the JIT-logged fork is shown, never judged
+    assert all(c.forks >= 5 and c.cpus is None and not c.unavailable for c in judged)
     assert all(c.jdk is None for c in cs if c.kernel == exp.C_KERNEL)
 
 

@@ -101,6 +101,33 @@ exp.plot_listing(df, ref);
 nb.table(exp.repetitions(df))
 
 # %% [markdown]
+# ### Which code each repetition ran
+#
+# The verdicts read each JVM's first repetition, the code the post's own run measured: the loops start interpreted
+# and are entered mid-loop through OSR compilations, C1 then C2. One more fork of the listing per JDK (variant
+# `listing-jit`, never judged) logs every compilation and invalidation of the kernel's methods
+# (`-Xlog:jit+compilation=debug`, the unified-logging form of `-XX:+PrintCompilation`), and the kernel records the
+# JVM's uptime just before and just after each timed run (outside its clock), so each event lands in the repetition
+# it happened in. Bands: the timed runs, labelled with their repetition and ns per store. Marks: where the JIT starts
+# compiling `loop6` (SingleLoop) or `splitLoop` (SplitLoop): filled, the whole method, entered at its next call;
+# hollow, an OSR entry at a loop's bytecode index (`@2` the first loop, `@41` SplitLoop's second); a cross where
+# compiled code is made not entrant. Colour: C1 or C2. A compilation is logged as it starts and installed some
+# milliseconds later.
+
+# %%
+exp.plot_jit_timeline(df);
+
+# %% [markdown]
+# Per timed run of that fork: its ns per store, the compilations of its loop started before it and still entrant
+# (what a call could enter), and the events during it. A repetition that enters a whole-method C2 compilation
+# started during the one before runs a recompiled shape, not the code of the first repetition: where its time steps
+# away from the first, that step is a labelled finding of this JDK's JIT, not a verdict on the post (the verdicts
+# below read the first repetition). Every event of the two loops is in the block below the table.
+
+# %%
+nb.collapsed(exp.jit_events_table(df), exp.jit_runs_table(df), label="every compilation event of loop6 and splitLoop")
+
+# %% [markdown]
 # ### Beyond the post: how many arrays can one loop write?
 #
 # One loop of N arrays, N = 1..12, each array written the same number of times. A loop of 3 is the yardstick: it is

@@ -16,9 +16,20 @@ counted (``ns_per_op`` x ``increments``; PingBuffet's ``rtt_mean`` x ``pings``).
 single clock (latencies of scheduled messages): their shares are NaN, never guessed. jit_ms sums over compiler
 threads, so a share can pass 1 on a machine with several of them. The counters tick in whole milliseconds: a run
 of a few milliseconds reads 0 or 1 ms, and its share is correspondingly coarse.
+
+Which code a timed run ran, not only how long the compiler took: a fork launched with :data:`JIT_LOG`
+(``-Xlog:jit+compilation=debug:stderr:uptimemillis``, JDK 17 and later; the ``-XX:+PrintCompilation`` lines with
+the JVM's uptime) prints one stderr line per compilation and per invalidation, e.g.
+``[428ms]  112 %     3       mechsym.writecombining.WriteCombining::loop6 @ 2 (58 bytes)   made not entrant: OSR
+invalidation of lower level``. :func:`parse_jit_line` reads one such line, :func:`jit_events` a fork's stderr, and
+:func:`jit_event_rows` turns the events into tidy rows of the fork (metric ``jit_event``, value the uptime in ms,
+the event in ``jit_*`` columns), each placed in the timed run whose ``uptime_start``/``uptime_end`` rows (the
+kernel's, ms since JVM start, read outside its clock) surround it.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -167,3 +178,90 @@ def drop_flagged(df: pd.DataFrame, limit: float = LIMIT) -> tuple[pd.DataFrame, 
     keep = np.ones(len(df), dtype=bool)
     keep[np.flatnonzero(post.to_numpy())[bad]] = False
     return df[keep].reset_index(drop=True), runs
+
+
+# --- compilation events ------------------------------------------------------------------------------------------
+
+#: The JVM flag that logs every compilation and invalidation to stderr with the JVM's uptime in ms (JDK 9+).
+JIT_LOG = "-Xlog:jit+compilation=debug:stderr:uptimemillis"
+#: The kernel's rows bounding a timed run, in ms since JVM start (the clock -Xlog's uptime decorators read).
+UPTIME_START, UPTIME_END = "uptime_start", "uptime_end"
+#: The metric of a compilation event's row (its value: the uptime at which the JVM logged it, ms).
+JIT_EVENT = "jit_event"
+#: The columns of an event's row: the compile task's id, the method (Class::name, package left out), its tier
+#: (0: native wrapper, 1-3: C1, 4: C2; NaN when the JVM is not tiered), the OSR entry's bytecode index (NaN: a
+#: normal compilation), what happened ("compile": the compiler starts on it, as the JVM logs it; "made not
+#: entrant": that code is no longer entered; "made zombie"), the JVM's reason (JDK 25 gives one) and whether the
+#: event fell inside a timed run (jit_timed).
+JIT_COLUMNS = ("jit_compile_id", "jit_method", "jit_tier", "jit_osr_bci", "jit_kind", "jit_reason", "jit_timed")
+COMPILE = "compile"
+
+_JIT_LINE = re.compile(
+    r"^\[(?P<t>\d+(?:\.\d+)?)(?P<u>ms|s)\]\s+(?P<id>\d+)\s(?P<attrs>[ %sbn!0-4]*?)\s*"
+    r"(?P<method>[^\s:]+::[^\s(]+(?:\([^)\s]*\)\S*)?)(?:\s+@\s+(?P<bci>\d+))?\s+"
+    r"\((?P<size>\d+ bytes|native|intrinsic)\)(?P<rest>.*)$")
+
+
+def parse_jit_line(line: str) -> dict | None:
+    """One ``-Xlog:jit+compilation`` (uptime-decorated) line as a dict: uptime_ms, compile_id, method (fully
+    qualified, as logged), tier, osr_bci, kind, reason; None for a line that is not one (a kernel's own message)."""
+    m = _JIT_LINE.match(line.rstrip("\n"))
+    if not m:
+        return None
+    tiers = [c for c in m["attrs"] if c.isdigit()]
+    rest = m["rest"].strip()
+    kind, reason = COMPILE, ""
+    for event in ("made not entrant", "made zombie"):
+        if rest.startswith(event):
+            kind, reason = event, rest[len(event):].lstrip(": ").strip()
+    t = float(m["t"]) * (1000.0 if m["u"] == "s" else 1.0)
+    return {"uptime_ms": t, "compile_id": int(m["id"]), "method": m["method"],
+            "tier": int(tiers[-1]) if tiers else np.nan, "osr_bci": int(m["bci"]) if m["bci"] else np.nan,
+            "kind": kind, "reason": reason}
+
+
+def short_method(method: str) -> str:
+    """'WriteCombining::splitLoop' for 'mechsym.writecombining.WriteCombining::splitLoop' (the package left out)."""
+    cls, sep, name = method.partition("::")
+    return cls.rsplit(".", 1)[-1] + sep + name
+
+
+def jit_events(lines, prefix: str | None = None) -> pd.DataFrame:
+    """The compilation events among ``lines`` (other lines skipped), of methods starting with ``prefix`` when given
+    (e.g. "mechsym.writecombining."), in the order logged."""
+    cols = ["uptime_ms", "compile_id", "method", "tier", "osr_bci", "kind", "reason"]
+    if isinstance(lines, str):
+        lines = lines.splitlines()
+    events = [e for e in map(parse_jit_line, lines) if e and (prefix is None or e["method"].startswith(prefix))]
+    return pd.DataFrame(events, columns=cols)
+
+
+def jit_event_rows(events: pd.DataFrame, kernel_rows: pd.DataFrame) -> pd.DataFrame:
+    """The events as tidy rows of the fork that printed ``kernel_rows``: metric jit_event, value the uptime (ms),
+    unit ms, the :data:`JIT_COLUMNS`. Each event takes the iteration and warmup of the last timed run that had
+    started by then (the first run's before any did); inside a timed run (uptime_start <= t <= uptime_end: the ms
+    clock cannot order an event within the millisecond its clock started or stopped) it also takes that run's
+    columns (e.g. which loop was timed) and jit_timed is True. ValueError when the kernel printed no uptime rows."""
+    keys = [c for c in kernel_rows.columns if c not in ("metric", "value", "unit")]
+    metric = kernel_rows["metric"].astype(str)
+    if not metric.isin([UPTIME_START, UPTIME_END]).any():
+        raise ValueError("harness.jit_event_rows: the kernel printed no uptime_start/uptime_end rows to place "
+                         "compilation events in")
+    start = kernel_rows[metric == UPTIME_START].rename(columns={"value": "_start"})
+    end = kernel_rows[metric == UPTIME_END].rename(columns={"value": "_end"})
+    spans = start[keys + ["_start"]].merge(end[keys + ["_end"]], on=keys, how="left")
+    spans = spans.sort_values("_start", kind="stable").reset_index(drop=True)
+    constant = {c: kernel_rows[c].iloc[0] for c in keys if kernel_rows[c].nunique(dropna=False) == 1}
+    out = []
+    for e in events.itertuples(index=False):
+        before = spans[spans["_start"] <= e.uptime_ms]
+        span = before.iloc[-1] if len(before) else spans.iloc[0]
+        timed = bool(len(before)) and e.uptime_ms <= span["_end"]
+        row = dict(span[keys]) if timed else {**constant, "iteration": span["iteration"], "warmup": span["warmup"]}
+        row.update(metric=JIT_EVENT, value=float(e.uptime_ms), unit="ms", jit_compile_id=int(e.compile_id),
+                   jit_method=short_method(e.method),
+                   jit_tier=e.tier, jit_osr_bci=e.osr_bci, jit_kind=e.kind, jit_reason=e.reason, jit_timed=timed)
+        out.append(row)
+    rows = pd.DataFrame(out, columns=keys + ["metric", "value", "unit", *JIT_COLUMNS])
+    whole = [c for c in keys if pd.api.types.is_integer_dtype(kernel_rows[c])]   # stay whole where an event has none
+    return rows.astype({c: "Int64" for c in [*whole, "jit_compile_id", "jit_tier", "jit_osr_bci"]})

@@ -1,5 +1,7 @@
 package mechsym.writecombining;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.RuntimeMXBean;
 import java.util.List;
 
 import mechsym.common.Args;
@@ -31,7 +33,8 @@ import mechsym.common.Kernels;
  * SingleLoop then SplitLoop, each timed, no warm-up (rows {@code arrays=6}, {@code per_loop=6} or {@code 3});
  * {@code lab} (the default): {@code --arrays} arrays in one loop, or {@code --arrays=6 --per-loop=3} for
  * SplitLoop, warm-up runs then measured runs. Per run: {@code duration} (ns), {@code stores},
- * {@code ns_per_store}.
+ * {@code ns_per_store}; under {@code post} also {@code uptime_start} and {@code uptime_end} (ms since JVM start,
+ * read outside the clock), to place {@code -Xlog:jit+compilation} events in the repetitions.
  *
  * <p>Checks: bytes poisoned before each run (one in 4096) must be overwritten after it, and after the last run
  * every slot holds what its last iteration wrote; else exit 3, no number. {@code --inject=drop-array} (tests)
@@ -61,6 +64,8 @@ public final class WriteCombining {
     private static int arrays = POST_ARRAYS;
     /** The JIT and GC time inside the current case's clock. */
     private static final JitGc JIT_GC = new JitGc();
+    /** The JVM's uptime, on the clock -Xlog's uptime decorator reads; null unless the post protocol runs. */
+    private static RuntimeMXBean uptime;
 
     private WriteCombining() {
     }
@@ -127,6 +132,10 @@ public final class WriteCombining {
         }
 
         JitGc.open();
+        if (post) {
+            uptime = ManagementFactory.getRuntimeMXBean();
+            uptime.getUptime();   // linked before the first timed case
+        }
         final Csv csv = new Csv("arrays", "per_loop");
         boolean faulty = inject;
         if (post) {
@@ -152,6 +161,7 @@ public final class WriteCombining {
     private static void timed(final Csv csv, final int perLoop, final int iterations, final int iteration,
                               final boolean warmup, final boolean faulty, final boolean last) {
         poison(iterations);
+        final long upStart = uptime == null ? -1 : uptime.getUptime();
         JIT_GC.start();
         final long start = System.nanoTime();
         if (perLoop == arrays) {
@@ -163,6 +173,7 @@ public final class WriteCombining {
         }
         final long duration = System.nanoTime() - start;
         JIT_GC.stop();
+        final long upEnd = uptime == null ? -1 : uptime.getUptime();
         check(iterations, last ? 1 : POISON_EVERY);
         final long stores = (long) (iterations - 1) * arrays;
         final List<String> extra = List.of(Integer.toString(arrays), Integer.toString(perLoop));
@@ -170,6 +181,10 @@ public final class WriteCombining {
         JIT_GC.rows(csv, extra, iteration, warmup);
         csv.row(extra, iteration, warmup, "stores", stores, "count");
         csv.row(extra, iteration, warmup, "ns_per_store", (double) duration / stores, "ns");
+        if (uptime != null) {
+            csv.row(extra, iteration, warmup, "uptime_start", upStart, "ms");
+            csv.row(extra, iteration, warmup, "uptime_end", upEnd, "ms");
+        }
     }
 
     /** Before a run: one byte per 4096 of the slots it will write set to what it will not write there. */

@@ -1,4 +1,5 @@
-"""Figures: the post's output, this machine's listing runs, and the arrays-per-loop sweep.
+"""Figures: the post's output, this machine's listing runs, the arrays-per-loop sweep, and the JIT-logged fork's
+compilation events on its repetitions.
 
 Figures that read results draw one row of panels per machine (analysis.split)."""
 
@@ -6,15 +7,19 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
 from ... import analysis, plots
+from ...harness import COMPILE, JIT_EVENT
 from .claims import FASTER
-from .rows import ORDERS, rows
-from .sweep import POST_ARRAYS, SPLIT
+from .rows import CASE_NAMES, ORDERS, TIMED, jit_forks, jit_spans, rows, tier_name
+from .sweep import LISTINGS, POST_ARRAYS, SPLIT
+from .tables import NOT_RECORDED
 
 TWO_DECIMALS = FuncFormatter(lambda y, _p: f"{y:.2f}")
 CASE_COLORS = {"single loop": "#D55E00", "split loops": "#0072B2"}
+TIER_COLORS = {"C1": "#E69F00", "C2": "#009E73", "other": "#999999"}
 
 
 def plot_reference(ref: pd.DataFrame):
@@ -66,7 +71,7 @@ def plot_sweep(df: pd.DataFrame):
     threshold of the claims."""
     parts = list(analysis.split(rows(df)))
     panels = [(machine, rt, g) for machine, sub in parts for rt, g in
-              analysis.sort_by(sub[sub["variant"] != "listing"], ORDERS).groupby("runtime", sort=False)]
+              analysis.sort_by(sub[~sub["variant"].isin(LISTINGS)], ORDERS).groupby("runtime", sort=False)]
     if not panels:
         fig, axes = plots.grid(1)
         plots.empty(axes[0], "no sweep runs")
@@ -98,4 +103,54 @@ def plot_sweep(df: pd.DataFrame):
     plots.figure_legend(fig, list(axes.flat))
     fig.suptitle("Where this CPU stops combining writes: one loop of N byte arrays, each written the same number of "
                  "times", fontsize=10)
+    return fig
+
+
+def plot_jit_timeline(df: pd.DataFrame):
+    """One panel per JIT-logged fork: its timed runs as bands along the JVM's uptime (SingleLoop and SplitLoop
+    coloured, labelled with repetition and ns per store), and above them the compilation events of loop6 and
+    splitLoop, one row per method: a triangle where a compilation starts (filled: the whole method; hollow: an OSR
+    entry, labelled with its bytecode index), a cross where code is made not entrant; colour: C1 or C2."""
+    parts = [(machine, rt, f) for machine, sub in analysis.split(df) for rt, f in jit_forks(sub).items()]
+    if not parts:
+        fig, axes = plots.grid(1, width=9, height=1.6)
+        plots.empty(axes[0], NOT_RECORDED)
+        return fig
+    fig, axes = plt.subplots(len(parts), 1, figsize=(10, 2.9 * len(parts)), squeeze=False)
+    rows = {m: i for i, m in enumerate(TIMED)}
+    for ax, (machine, rt, f) in zip(axes[:, 0], parts):
+        s = jit_spans(f)
+        for r in s.itertuples(index=False):
+            ax.axvspan(r.start, max(r.end, r.start + 1), ymin=0, ymax=0.28, color=CASE_COLORS[r.case], alpha=0.55,
+                       lw=0)
+            ax.text((r.start + r.end) / 2, -0.55, f"{r.repetition}\n{r.ns_per_store:.3f}", ha="center", va="center",
+                    fontsize=7)
+        e = f[(f["metric"] == JIT_EVENT) & f["jit_method"].isin(list(TIMED))]
+        for r in e.itertuples(index=False):
+            y = rows[r.jit_method] + 0.1 * (int(r.jit_compile_id) % 3)   # spread marks of one instant a little
+            color = TIER_COLORS[tier_name(r.jit_tier)]
+            osr = not pd.isna(r.jit_osr_bci)
+            if r.jit_kind == COMPILE:
+                ax.plot(r.value, y, "^", ms=7, color=color, mfc="none" if osr else color, mew=1.4)
+                ax.annotate(f"@{int(r.jit_osr_bci)}" if osr else "", (r.value, y), xytext=(3, 4),
+                            textcoords="offset points", fontsize=6, color=color)
+            else:
+                ax.plot(r.value, y, "x", ms=6, color=color, mew=1.4)
+        ax.set_ylim(-0.9, len(TIMED) - 0.5)
+        ax.set_yticks([-0.55, *rows.values()], ["repetition\nns/store", *[m.split("::")[1] for m in TIMED]],
+                      fontsize=8)
+        ax.set_xlabel("JVM uptime (ms)")
+        ax.set_title(f"{rt}: the listing with -Xlog:jit+compilation (one fork)" + (f", {machine}" if machine else ""),
+                     fontsize=10)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c, alpha=0.55) for c in CASE_COLORS.values()]
+    labels = [f"{CASE_NAMES[k]} timed" for k in CASE_COLORS]
+    handles += [Line2D([], [], ls="", marker="^", color=TIER_COLORS["C2"], ms=7),
+                Line2D([], [], ls="", marker="^", color=TIER_COLORS["C2"], mfc="none", ms=7),
+                Line2D([], [], ls="", marker="x", color="#444444", ms=6),
+                Line2D([], [], ls="", marker="s", color=TIER_COLORS["C1"], ms=6),
+                Line2D([], [], ls="", marker="s", color=TIER_COLORS["C2"], ms=6)]
+    labels += ["compilation starts: whole method", "compilation starts: OSR entry @bytecode index",
+               "made not entrant", "C1 (tiers 1-3)", "C2 (tier 4)"]
+    fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=8, frameon=False)
+    fig.tight_layout()
     return fig

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ... import analysis
+from ...harness import JIT_EVENT, UPTIME_END, UPTIME_START
 from .sweep import VARIANTS
 
 # The post's verdicts read each JVM's first repetition: the code the listing's first pair ran. In the lab's runs the
@@ -69,3 +70,59 @@ def runtimes(df: pd.DataFrame) -> list[str]:
     """The runtimes present in these rows, in the lab's order."""
     m = rows(df)
     return analysis.ordered(m["runtime"], RUNTIMES) if len(m) else []
+
+
+# The JIT-logged fork of the listing (sweep.listing_jit_cell): which code each repetition ran. Its compilation events
+# (mechsym.harness.jit_event_rows) and its timed runs share one clock, the JVM's uptime in ms; a compilation is logged
+# as the compiler starts on it and installed some ms later. A later repetition that steps away from the first ran a
+# recompiled shape: a finding of this JDK, shown, never the post's result (the verdicts read the first).
+JIT_VARIANT = "listing-jit"
+#: The timed loop of each case of the listing (the kernel's method names) and the case it times.
+TIMED = {"WriteCombining::loop6": "single loop", "WriteCombining::splitLoop": "split loops"}
+CASE_NAMES = {"single loop": "SingleLoop", "split loops": "SplitLoop"}
+
+
+def tier_name(tier) -> str:
+    if pd.isna(tier):
+        return "other"
+    return "C2" if int(tier) == 4 else "C1" if 1 <= int(tier) <= 3 else "other"
+
+
+def jit_code(tier, osr_bci) -> str:
+    """'C2 OSR @41' / 'C1 tier 3' / 'native wrapper': what a compilation produced."""
+    name = {"C1": f"C1 tier {int(tier)}" if not pd.isna(tier) else "C1", "C2": "C2",
+            "other": "native wrapper" if not pd.isna(tier) and int(tier) == 0 else "untiered"}[tier_name(tier)]
+    return name + (f" OSR @{int(osr_bci)}" if not pd.isna(osr_bci) else "")
+
+
+def jit_forks(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """runtime ('JDK 17') -> the rows of its JIT-logged fork (the newest run's first such fork), for runtimes that
+    have one with compilation events; {} when the rows have none."""
+    m = analysis.ok_rows(df) if df is not None and len(df) else pd.DataFrame()
+    if m.empty or "variant" not in m or "jit_method" not in m:
+        return {}
+    m = m[m["variant"].astype(str) == JIT_VARIANT]
+    if m.empty or not (m["metric"] == JIT_EVENT).any():
+        return {}
+    m = m.assign(runtime=m["jdk"].map(analysis.runtime_label))
+    out = {}
+    for rt in analysis.ordered(m["runtime"], ORDERS["runtime"]):
+        r = m[m["runtime"] == rt]
+        run = sorted(r["run_id"].astype(str).unique())[-1] if "run_id" in r else None
+        r = r if run is None else r[r["run_id"].astype(str) == run]
+        r = r[r["fork"] == r["fork"].min()]
+        if (r["metric"] == JIT_EVENT).any():
+            out[rt] = r
+    return out
+
+
+def jit_spans(fork: pd.DataFrame) -> pd.DataFrame:
+    """The fork's timed runs: repetition (1-based), case, start and end (uptime, ms), ns per store."""
+    keys = ["iteration", "per_loop"]
+    w = fork[fork["metric"].isin([UPTIME_START, UPTIME_END, "ns_per_store"])].pivot_table(
+        index=keys, columns="metric", values="value", aggfunc="first").reset_index()
+    arrays = pd.to_numeric(fork.loc[fork["metric"] == "ns_per_store", "arrays"]).iloc[0]
+    return pd.DataFrame({"repetition": w["iteration"].astype(int) + 1,
+                         "case": np.where(pd.to_numeric(w["per_loop"]) == arrays, "single loop", "split loops"),
+                         "start": w[UPTIME_START], "end": w[UPTIME_END], "ns_per_store": w["ns_per_store"]}
+                        ).sort_values(["repetition", "case"]).reset_index(drop=True)   # the listing's order

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from ... import MechsymError
+import pandas as pd
+
+from ... import MechsymError, harness
 from ...cpus import Topology
 from ...jdk import Jdk
-from ...sweep import Cell
+from ...launch import run
+from ...sweep import Cell, Fork
 from .meta import PRESETS
 
 
@@ -20,7 +23,10 @@ VARIANTS = {
                "JVM, no warm-up (--protocol=post)",
     "single-loop": "N arrays written in one loop (--arrays=N)",
     "split-loops": "the listing's SplitLoop alone: 6 arrays in two loops of 3 (--arrays=6 --per-loop=3)",
+    "listing-jit": "the listing's main with every compilation logged (-Xlog:jit+compilation): which code each "
+                   "repetition ran; shown, never judged",
 }
+LISTINGS = ("listing", "listing-jit")
 PROTOCOL_NAMES = ["lab", "post"]   # the kernels' protocols (WriteCombining.PROTOCOL_NAMES, writecombining.c; a test reads both)
 
 
@@ -39,6 +45,30 @@ def listing_cell(preset: str, jdk: Jdk | None) -> Cell:
                 timeout=p["timeout"])
 
 
+def listing_jit_cell(preset: str, jdk: Jdk) -> Cell:
+    """The listing's main in a JVM that logs every compilation and invalidation (harness.JIT_LOG): its rows plus one
+    jit_event row per event of the kernel's methods, placed in the repetitions by the kernel's uptime rows. A
+    variant of its own, so the log (written by the compiler threads, outside the timed loop) touches no judged fork."""
+    p = _check(preset)
+    cell = listing_cell(preset, jdk)
+    return Cell(variant="listing-jit", kernel=KERNEL, params=cell.params, labels=cell.labels,
+                flags=(harness.JIT_LOG,), jdk=jdk, forks=p["jit_forks"], timeout=p["timeout"], runner=run_logged)
+
+
+def run_logged(fork: Fork) -> pd.DataFrame:
+    """A fork of listing_jit_cell: the kernel launched as any Java cell's, its stderr read line by line for the
+    compilation events of mechsym.writecombining's methods (other lines stay its messages)."""
+    launch = fork.cell.launch(fork)
+    fork.commands.append(launch.command_line)
+    lines: list[str] = []
+
+    def keep(line: str) -> None:   # None: not a request, nothing goes to the kernel's stdin
+        lines.append(line)
+    df = run(launch, timeout=fork.cell.timeout, reply=keep)
+    events = harness.jit_events(lines, prefix=KERNEL.rsplit(".", 1)[0] + ".")
+    return pd.concat([df, harness.jit_event_rows(events, df)], ignore_index=True)
+
+
 def sweep_cell(variant: str, arrays: int, preset: str, jdk: Jdk | None) -> Cell:
     """One point of the arrays-per-loop sweep (the lab's harness: warm-up runs, then measured runs)."""
     if variant not in ("single-loop", "split-loops"):
@@ -55,14 +85,15 @@ def sweep_cell(variant: str, arrays: int, preset: str, jdk: Jdk | None) -> Cell:
 
 
 def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Cell]:
-    """The listing's cells (every JDK and C; smoke: the first JDK), then the sweep (every JDK and C): one loop of
-    N for every N, and the listing's SplitLoop alone.
+    """The listing's cells (every JDK and C; smoke: the first JDK), one JIT-logged fork of it per JDK, then the sweep
+    (every JDK and C): one loop of N for every N, and the listing's SplitLoop alone.
 
     One thread, no pinning: the listing ran unpinned, and write combining is a property of the core that runs the
     loop. The run loop interleaves the forks round-robin over the cells."""
     p = _check(preset)
     jdks = list(jdks) if p["all_jdks"] else list(jdks)[:1]
     out = [listing_cell(preset, j) for j in [*jdks, None]]
+    out += [listing_jit_cell(preset, j) for j in jdks]
     for jdk in [*jdks, None]:   # every JDK runs the sweep: four-buffers is judged on each (a lab choice not to was
         out += [sweep_cell("single-loop", n, preset, jdk) for n in p["arrays"]]   # "not measurable", wrongly)
         out.append(sweep_cell("split-loops", POST_ARRAYS, preset, jdk))

@@ -9,8 +9,10 @@ import pandas as pd
 
 from ... import analysis
 from ...analysis import fmt_ratio
+from ...harness import COMPILE, JIT_EVENT
 from ...verdicts import estimate
-from .rows import COLD, LAB, ORDERS, POST, listing_forks, rows, runtimes, sweep_forks
+from .rows import (CASE_NAMES, COLD, LAB, ORDERS, POST, TIMED, jit_code, jit_forks, jit_spans, listing_forks, rows,
+                   runtimes, sweep_forks)
 from .sweep import POST_ARRAYS, SPLIT
 
 
@@ -138,3 +140,70 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+
+
+NOT_RECORDED = ("not recorded in this run: it has no JIT-logged fork of the listing (variant listing-jit); "
+                "`make refresh EXPERIMENTS=writecombining` records one per JDK")
+
+
+def jit_events(fork: pd.DataFrame) -> pd.DataFrame:
+    """The fork's compilation events, in the order logged, with the repetition and timed case each fell in."""
+    e = fork[fork["metric"] == JIT_EVENT]
+    s = jit_spans(fork)
+    out = []
+    for r in e.itertuples(index=False):
+        inside = s[(s["start"] <= r.value) & (r.value <= s["end"])]
+        during = (f"{CASE_NAMES[inside['case'].iloc[-1]]}, repetition {inside['repetition'].iloc[-1]}"
+                  if len(inside) else f"between runs (repetition {int(r.iteration) + 1})")
+        out.append({"uptime ms": int(r.value), "during": during, "method": r.jit_method,
+                    "code": jit_code(r.jit_tier, r.jit_osr_bci), "event": r.jit_kind,
+                    "reason": r.jit_reason if isinstance(r.jit_reason, str) else "",
+                    "compile id": int(r.jit_compile_id)})
+    return pd.DataFrame(out, columns=["uptime ms", "during", "method", "code", "event", "reason", "compile id"])
+
+
+@analysis.by_machine
+def jit_events_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Every compilation event of the timed loops (loop6, splitLoop) in each JIT-logged fork, with the timed run
+    it fell in; :func:`jit_not_recorded` when the rows have none."""
+    out = [e[e["method"].isin(list(TIMED))].assign(runtime=rt)
+           for rt, f in jit_forks(df).items() for e in [jit_events(f)]]
+    out = [o for o in out if len(o)]
+    if not out:
+        return jit_not_recorded()
+    t = pd.concat(out, ignore_index=True)
+    return t[["runtime"] + [c for c in t.columns if c != "runtime"]]
+
+
+@analysis.by_machine
+def jit_runs_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Per JIT-logged fork and timed run: its ns per store, the compilations of its loop the JIT started before
+    it (not made not entrant by then) and those during it: which code the repetition could have entered;
+    :func:`jit_not_recorded` when the rows have none."""
+    out = []
+    for rt, f in jit_forks(df).items():
+        e = f[f["metric"] == JIT_EVENT]
+        for s in jit_spans(f).itertuples(index=False):
+            method = next(m for m, c in TIMED.items() if c == s.case)
+            mine = e[e["jit_method"] == method]
+            gone = set(mine.loc[(mine["jit_kind"] != COMPILE) & (mine["value"] <= s.start), "jit_compile_id"])
+            before = mine[(mine["jit_kind"] == COMPILE) & (mine["value"] < s.start)
+                          & ~mine["jit_compile_id"].isin(gone)]
+            during = mine[(mine["value"] >= s.start) & (mine["value"] <= s.end)]
+            out.append({"runtime": rt, "repetition": s.repetition, "case": CASE_NAMES[s.case],
+                        "ns/store": f"{s.ns_per_store:.3f}", "ms": int(s.end - s.start),
+                        "compiled before it, still entrant": _list(before),
+                        "events during it": _list(during, kinds=True)})
+    return pd.DataFrame(out) if out else jit_not_recorded()
+
+
+def jit_not_recorded() -> pd.DataFrame:
+    """What a table shows for rows without a JIT-logged fork: one row saying so."""
+    return pd.DataFrame({"compilation events": [NOT_RECORDED]})
+
+
+def _list(ev: pd.DataFrame, kinds: bool = False) -> str:
+    if ev.empty:
+        return "none"
+    return "; ".join(f"#{int(r.jit_compile_id)} {jit_code(r.jit_tier, r.jit_osr_bci)}"
+                     + (f" {r.jit_kind}" if kinds else "") for r in ev.itertuples(index=False))
