@@ -30,6 +30,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 import pandas as pd
 
+from . import stats
 from .units import (FORMATTERS, MISSING, fmt_column, fmt_mbps, fmt_ns, fmt_number, fmt_pct,  # noqa: F401
                     fmt_rate, fmt_ratio, fmt_value, readable, si)
 
@@ -238,7 +239,9 @@ def per_fork(df: pd.DataFrame, protocol: Protocol = LAB, by: Iterable[str] = ())
     if df.empty:
         return pd.DataFrame(columns=by + ["fork_key", "value"])
     keys = [c for c in ("machine", "run_id", "fork") if c in df]
-    d = df[by + [c for c in keys + ["iteration", "value"] if c not in by]].copy()
+    trace = stats.current_trace()   # naming which forks a statistic read (mechsym.decide, the run level)
+    traced = [c for c in (trace.cell_columns if trace else ()) if c in df and c not in by + keys]
+    d = df[by + [c for c in keys + traced + ["iteration", "value"] if c not in by]].copy()
     d["fork_key"] = functools.reduce(lambda a, b: a + "/" + b, (d[c].astype(str) for c in keys)) if keys else "0"
     if "iteration" in d:
         d = d.sort_values("iteration", kind="stable")
@@ -247,8 +250,14 @@ def per_fork(df: pd.DataFrame, protocol: Protocol = LAB, by: Iterable[str] = ())
     rank = np.argsort(codes, kind="stable")
     starts = np.r_[0, np.flatnonzero(np.diff(codes[rank])) + 1]
     values = np.split(pd.to_numeric(d["value"], errors="coerce").to_numpy(dtype=float)[rank], starts[1:])
-    out = d.iloc[rank[starts]][by + ["fork_key"]].reset_index(drop=True)
+    firsts = d.iloc[rank[starts]]
+    out = firsts[by + ["fork_key"]].reset_index(drop=True)
     out["value"] = [protocol.of(v) for v in values]
+    if trace is not None:
+        named = [c for c in by + traced if c in trace.cell_columns]
+        cells = firsts[named].astype(str)
+        trace.note(out["value"].to_numpy(), [tuple(zip(named, r)) for r in cells.itertuples(index=False)],
+                   firsts["run_id"].astype(str).tolist() if "run_id" in firsts else [""] * len(out))
     return out
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
+import scipy.stats
 
 from . import stats
 from .analysis import fmt_value
@@ -33,6 +34,10 @@ class Estimate:
     boot: stats.Boot | None = field(default=None, compare=False, repr=False)
     fact: bool = False
     modes: tuple = ()
+    level: float = LEVEL        # the interval's confidence level (higher after several looks: stats.spent_level)
+    distinct: int = 0           # the fewest distinct per-fork values in one group (2: a fork is one of two numbers)
+    cells: frozenset | None = field(default=None, compare=False, repr=False)  # the cells read (stats.tracing)
+    runs: int = 1               # the stored runs its forks were resampled in (stats.nested_runs), else 1
 
     def text(self, unit: str = "") -> str:
         f = (lambda v: fmt_value(v, unit)) if unit else (lambda v: f"{v:.3g}")
@@ -54,10 +59,21 @@ def _from_boot(b: stats.Boot | None, arrays: list[np.ndarray]) -> Estimate | Non
         return None
     fact = b.n >= 2 and all(np.ptp(np.asarray(a, dtype=float)) == 0 for a in arrays if len(a))
     found = tuple(m for m in (stats.modes(a) for a in arrays if np.ndim(a) == 1) if m is not None)
-    return Estimate(b.value, b.low, b.high, b.n, b, fact, found)
+    distinct = min((len(np.unique(np.asarray(a, dtype=float), axis=0)) for a in arrays if len(a)), default=0)
+    trace = stats.current_trace()
+    cells = None
+    if trace is not None:
+        hits = [trace.lookup(a) for a in arrays]
+        if all(h is not None for h in hits):
+            cells = frozenset(c for h in hits for pairs in h for c, _ in pairs)
+    est = Estimate(b.value, b.low, b.high, b.n, b, fact, found, stats.current_level(), distinct, cells,
+                   getattr(b, "runs", 1) or 1)
+    if trace is not None:
+        trace.estimates.append(est)
+    return est
 
 
-def estimate(fn: Callable[..., float], *groups, n_boot: int = stats.N_RESAMPLES, level: float = LEVEL,
+def estimate(fn: Callable[..., float], *groups, n_boot: int | None = None, level: float | None = None,
              seed: int | None = None) -> Estimate | None:
     """fn(median of group 1, median of group 2, ...) with a 95% interval over forks (stats.bootstrap: one group's
     median by its order statistics, several groups by scipy's bootstrap, by rounds when their fork counts match).
@@ -68,7 +84,7 @@ def estimate(fn: Callable[..., float], *groups, n_boot: int = stats.N_RESAMPLES,
     return _from_boot(b, stats.finite_groups(groups))
 
 
-def estimate_with(fn: Callable[..., float], *groups, n_boot: int = stats.N_RESAMPLES, level: float = LEVEL,
+def estimate_with(fn: Callable[..., float], *groups, n_boot: int | None = None, level: float | None = None,
                   seed: int | None = None) -> Estimate | None:
     """fn(group 1, group 2, ...) on the per-fork arrays themselves, with a 95% bootstrap interval over forks.
 
@@ -103,17 +119,38 @@ def _extreme(how: str, members: tuple, of_medians: bool = True) -> Estimate | No
     return _from_boot(b, arrays)
 
 
+POWER = 0.80
+
+
 def more_forks(rule: Rule, est: Estimate) -> int | None:
-    """Roughly how many more forks would decide an inconclusive verdict with 80% power (the interval narrows as
-    1/sqrt(forks); the distance to the nearer boundary must reach (1.96 + 0.84) standard errors). None where more
-    forks cannot decide it: a fact, bimodal forks, or an estimate on the threshold."""
-    if est.fact or est.modes:
+    """Roughly how many more forks would decide an inconclusive verdict with 80% power: the interval narrows as
+    1/sqrt(forks), and the distance from the estimate to the nearer boundary (the binding one for a band, inside or
+    out) must reach (z + z_power) standard errors, z the interval's own (1.96 at 95%, more after several looks).
+    None where more forks cannot decide it (`undecidable` says why)."""
+    if undecidable(rule, est):
         return None
     if est.forks < MIN_FORKS:
         return MIN_FORKS - est.forks
-    se = (est.high - est.low) / (2 * 1.96)
-    dist = rule.distance(est.value)
-    if dist <= 0 or not np.isfinite(se) or se <= 0:
-        return None
-    needed = math.ceil(est.forks * ((1.96 + 0.84) * se / dist) ** 2)
+    z = float(scipy.stats.norm.ppf(1 - (1 - est.level) / 2))
+    se = (est.high - est.low) / (2 * z)
+    needed = math.ceil(est.forks * ((z + float(scipy.stats.norm.ppf(POWER))) * se / rule.distance(est.value)) ** 2)
     return max(1, needed - est.forks)
+
+
+def undecidable(rule: Rule, est: Estimate) -> str:
+    """Why more forks cannot decide this estimate against the rule, or "": a fact (every fork the same number),
+    bimodal forks (one interval over two clusters), a statistic of forks that each give one of two numbers (its
+    median jumps, it does not converge), an estimate on the threshold itself, or no interval to narrow."""
+    if est.fact:
+        return "a fact: every fork gives the same number"
+    if est.modes:
+        return "bimodal: more forks sharpen each cluster, not one interval over both"
+    if est.forks >= MIN_FORKS and 0 < est.distinct <= 2:
+        return "a discrete statistic: each fork gives one of two numbers"
+    if est.forks < MIN_FORKS:
+        return ""
+    if rule.distance(est.value) <= 0:
+        return "the estimate sits on the threshold: no number of forks decides it"
+    if not (np.isfinite(est.low) and np.isfinite(est.high)) or est.high <= est.low:
+        return "no interval to narrow"
+    return ""

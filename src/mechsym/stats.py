@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -30,6 +31,7 @@ MIN_FORKS = 5
 N_RESAMPLES = 2000
 SEED = 20111119
 _seed = [SEED]
+_level = [LEVEL]
 
 
 @contextlib.contextmanager
@@ -46,6 +48,100 @@ def seeded(seed: int):
 def current_seed() -> int:
     """The seed every bootstrap draws from now (SEED, unless inside `seeded`)."""
     return _seed[0]
+
+
+# ---------------------------------------------------------------- error spent across looks
+
+@contextlib.contextmanager
+def at_level(level: float):
+    """Every interval inside the block is at `level` instead of LEVEL (a verdict judged after several looks at its
+    forks: `spent_level`)."""
+    if not 0 < level < 1:
+        raise ValueError(f"level {level}: allowed a confidence level between 0 and 1")
+    old, _level[0] = _level[0], level
+    try:
+        yield
+    finally:
+        _level[0] = old
+
+
+def current_level() -> float:
+    """The confidence level every interval is computed at now (LEVEL, unless inside `at_level`)."""
+    return _level[0]
+
+
+def spent_level(looks: int, alpha: float = 1 - LEVEL) -> float:
+    """The confidence level of each of `looks` planned looks at growing data, so that the chance of a false decision
+    at any of them stays at most alpha (Bonferroni over the planned looks: each look spends alpha / looks). A look
+    that does not decide spends nothing it could get wrong, so stopping early keeps the bound."""
+    if int(looks) < 1:
+        raise ValueError(f"looks {looks}: allowed 1 or more")
+    return 1 - alpha / int(looks)
+
+
+def resamples_for(level: float) -> int:
+    """Bootstrap resamples for a percentile interval at `level`: N_RESAMPLES at 95%, more at higher levels so that
+    each tail still holds about 50 resamples."""
+    return max(N_RESAMPLES, math.ceil(50 / ((1 - level) / 2)))
+
+
+# ---------------------------------------------------------------- which forks a statistic read
+
+class Trace:
+    """While active (`tracing`), every per-fork value analysis.per_fork hands out is noted with its cell and its run,
+    and every estimate made is kept: so a verdict's forks can be named after the fact (mechsym.decide finds the
+    cells behind an undecided claim) and the run of each fork is known (the run level, `nested_runs`). Values are
+    matched exactly: a statistic computed from transformed forks is not traced (its cells are then unknown)."""
+
+    def __init__(self, cell_columns: tuple[str, ...] = ()):
+        self.cell_columns = tuple(cell_columns)   # the columns that name a cell (a sweep's Cell.columns())
+        self.forks: dict[float, set] = {}
+        self.estimates: list = []
+
+    def note(self, values, cells, runs) -> None:
+        for v, c, r in zip(values, cells, runs):
+            if v == v:   # NaN never matches
+                self.forks.setdefault(float(v), set()).add((c, r))
+
+    def lookup(self, values) -> list[set] | None:
+        """Each value's (cell, run) pairs, or None when one of them was not handed out by per_fork."""
+        out = []
+        for v in np.asarray(values, dtype=float).ravel():
+            hit = self.forks.get(float(v))
+            if not hit:
+                return None
+            out.append(hit)
+        return out
+
+
+_trace: list[Trace | None] = [None]
+_nested = [False]
+
+
+@contextlib.contextmanager
+def tracing(cell_columns: tuple[str, ...] = ()):
+    """Note which forks (cells named by `cell_columns`, runs) every statistic inside the block reads (see Trace)."""
+    old, _trace[0] = _trace[0], Trace(cell_columns)
+    try:
+        yield _trace[0]
+    finally:
+        _trace[0] = old
+
+
+def current_trace() -> Trace | None:
+    return _trace[0]
+
+
+@contextlib.contextmanager
+def nested_runs():
+    """Inside the block (and a `tracing` one), a statistic over forks of two or more stored runs resamples runs,
+    then forks within each drawn run (a two-stage bootstrap), so the spread between runs enters its interval."""
+    old, _nested[0] = _nested[0], True
+    try:
+        with tracing() if _trace[0] is None else contextlib.nullcontext():
+            yield
+    finally:
+        _nested[0] = old
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,15 +189,19 @@ def finite_groups(groups: Sequence) -> list[np.ndarray]:
     return out
 
 
-def bootstrap(fn: Callable, groups: Sequence, *, of_medians: bool = True, level: float = LEVEL,
-              n_resamples: int = N_RESAMPLES, seed: int | None = None, paired: bool | None = None) -> Boot | None:
+def bootstrap(fn: Callable, groups: Sequence, *, of_medians: bool = True, level: float | None = None,
+              n_resamples: int | None = None, seed: int | None = None, paired: bool | None = None) -> Boot | None:
     """fn over the groups' per-fork values with a percentile bootstrap interval.
 
     of_medians=True: fn(median of group 1, median of group 2, ...), evaluated on whole arrays of resampled medians
     when fn allows (a ratio does), else one resample at a time. of_medians=False: fn(group 1, group 2, ...) on the
     per-fork arrays themselves (a mean, a spread). Groups of equal fork count are resampled by rounds (one index
     draw for all); others independently. None when a group is empty; with fewer than MIN_FORKS forks in a group
-    the interval is unbounded (the caller's verdict says 'too few forks')."""
+    the interval is unbounded (the caller's verdict says 'too few forks'). level: current_level() unless given;
+    n_resamples: resamples_for(level) unless given. Inside `nested_runs`, groups of medians whose forks come from two
+    or more stored runs are resampled runs first, then forks within runs (`_nested_boot`)."""
+    level = current_level() if level is None else level
+    n_resamples = resamples_for(level) if n_resamples is None else n_resamples
     arrays = finite_groups(groups)
     if not arrays or any(len(a) == 0 for a in arrays):
         return None
@@ -114,6 +214,10 @@ def bootstrap(fn: Callable, groups: Sequence, *, of_medians: bool = True, level:
     paired = same if paired is None else paired
     if n < MIN_FORKS:
         return Boot(value, -math.inf, math.inf, n, paired, np.empty(0))
+    if _nested[0] and of_medians and all(a.ndim == 1 for a in arrays):
+        runs = _run_labels(arrays)
+        if runs is not None:
+            return _nested_boot(fn, arrays, runs, value, level, n_resamples, seed)
     if of_medians and len(arrays) == 1 and arrays[0].ndim == 1:
         return _one_median(fn, arrays[0], level)
     if of_medians and all(a.ndim == 1 for a in arrays):
@@ -153,6 +257,69 @@ def bootstrap(fn: Callable, groups: Sequence, *, of_medians: bool = True, level:
     return Boot(value, float(min(low, value)), float(max(high, value)), n, paired, dist)
 
 
+def _run_labels(arrays: list[np.ndarray]) -> list[np.ndarray] | None:
+    """Each fork's run (a code per stored run), when the trace knows every fork and they come from 2+ runs."""
+    trace = _trace[0]
+    if trace is None:
+        return None
+    found = [trace.lookup(a) for a in arrays]
+    if any(f is None for f in found):
+        return None
+    names: dict[str, int] = {}
+    out = []
+    for f in found:
+        runs = [{r for _, r in hit} for hit in f]
+        if any(len(r) != 1 for r in runs):
+            return None    # the same number in two runs: which run it came from is unknown
+        out.append(np.array([names.setdefault(next(iter(r)), len(names)) for r in runs]))
+    return out if len(names) >= 2 else None
+
+
+def _nested_boot(fn: Callable, arrays: list[np.ndarray], runs: list[np.ndarray], value: float, level: float,
+                 n_resamples: int, seed: int | None) -> Boot:
+    """Forks nested in runs: each resample draws the runs with replacement (one draw for every group, as the runs
+    are shared), then, within each drawn run, as many forks as it has, with replacement, group by group. fn of the
+    groups' resampled medians; a percentile interval. Vectorised: a resample's forks sit in a padded array."""
+    rng = np.random.default_rng(_seed[0] if seed is None else seed)
+    n_runs = 1 + max(int(r.max()) for r in runs)
+    pick = rng.integers(0, n_runs, size=(n_resamples, n_runs))
+    meds = []
+    for a, r in zip(arrays, runs):
+        members = [a[r == k] for k in range(n_runs)]
+        size = max(len(m) for m in members)
+        pad = np.full((n_runs, max(size, 1)), np.nan)
+        for k, m in enumerate(members):
+            pad[k, :len(m)] = m
+        counts = np.array([len(m) for m in members])
+        c = counts[pick]                                            # (B, R) forks in each drawn run
+        j = np.floor(rng.random((n_resamples, n_runs, max(size, 1))) * np.maximum(c, 1)[..., None]).astype(int)
+        vals = pad[pick[..., None], j]                              # (B, R, size)
+        vals[np.arange(max(size, 1))[None, None, :] >= c[..., None]] = np.nan
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)   # an all-NaN row: a resample of empty runs
+            meds.append(np.nanmedian(vals.reshape(n_resamples, -1), axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        try:
+            dist = np.asarray(fn(*meds), dtype=float)
+            if dist.shape != meds[0].shape:
+                raise ValueError
+        except (TypeError, ValueError):
+            dist = np.array([fn(*m) for m in zip(*meds)], dtype=float)
+    dist = dist[np.isfinite(dist)]
+    n = min(len(a) for a in arrays)
+    if dist.size == 0:
+        return Boot(value, -math.inf, math.inf, n, False, dist)
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(dist, [tail, 100 - tail])
+    return Nested(value, float(min(low, value)), float(max(high, value)), n, False, dist, runs=n_runs)
+
+
+@dataclass(frozen=True, eq=False)
+class Nested(Boot):
+    """A statistic whose forks were resampled nested in `runs` stored runs."""
+    runs: int = 0
+
+
 def _one_median(fn: Callable, values: np.ndarray, level: float) -> Boot:
     """One group's median (fn of it, fn monotone: a unit change) with the distribution-free interval between two
     order statistics, exact for any distribution: [x(r), x(n+1-r)] covers the median with probability
@@ -161,10 +328,16 @@ def _one_median(fn: Callable, values: np.ndarray, level: float) -> Boot:
     ~92%."""
     x = np.sort(_apply(fn, values))
     n = x.size
-    ranks = [r for r in range(1, n // 2 + 1) if 1 - 2 * scipy.stats.binom.cdf(r - 1, n, 0.5) >= level]
-    r = max(ranks) if ranks else 1
+    r = median_rank(n, level)
     value = float(fn(np.median(values)))
     return Boot(value, float(min(x[r - 1], value)), float(max(x[n - r], value)), n, True, np.empty(0), x)
+
+
+def median_rank(n: int, level: float) -> int:
+    """r of the median's order-statistic interval [x(r), x(n+1-r)] over n forks: the largest rank whose coverage
+    1 - 2 P(Binomial(n, 1/2) < r) reaches level, else 1 ([min, max])."""
+    ranks = [r for r in range(1, n // 2 + 1) if 1 - 2 * scipy.stats.binom.cdf(r - 1, n, 0.5) >= level]
+    return max(ranks) if ranks else 1
 
 
 def _apply(fn: Callable, values: np.ndarray) -> np.ndarray:
@@ -192,7 +365,7 @@ def _sign_p(x: np.ndarray, op: str, threshold: float, upper: float | None) -> fl
 # ---------------------------------------------------------------- several comparisons at once
 
 def extreme(how: str, members: Sequence[tuple[Callable, Sequence]], *, of_medians: bool = True,
-            level: float = LEVEL) -> Boot | None:
+            level: float | None = None) -> Boot | None:
     """The least ('min') or the most ('max') of several comparisons (each member: fn and its groups, as
     `bootstrap` takes them), decided member by member, never by bootstrapping the min itself (that is biased: the
     least of three ratios all truly 1.0 falls below 1 in most resamples).
@@ -207,6 +380,7 @@ def extreme(how: str, members: Sequence[tuple[Callable, Sequence]], *, of_median
         raise ValueError(f"extreme how '{how}': allowed min, max")
     if not members:
         raise ValueError("extreme needs one or more members")
+    level = current_level() if level is None else level
     k = len(members)
     boots = [bootstrap(fn, gs, of_medians=of_medians, level=level) for fn, gs in members]
     if any(b is None for b in boots):

@@ -355,12 +355,23 @@ def chosen_runs(experiment: str, machine: str | None = None, root: Path | None =
     if preset:
         metas = [m for m in metas if m.get("preset") == preset]
     if latest and metas:
-        metas = [_pick([x for x in metas if x["_machine"] == m], preset) for m in sorted({x["_machine"] for x in metas})]
+        # a run's extensions (`mechsym run --until-decided`: "extends" names it) are never picked on their own; they
+        # come with the run they extend, after it, so their forks pool with its forks
+        bases = [x for x in metas if not x.get("extends")]
+        picked = [_pick([x for x in bases if x["_machine"] == m], preset)
+                  for m in sorted({x["_machine"] for x in bases})]
+        metas = [y for x in picked for y in [x] + extensions(x, metas)]
     if skipped and not metas:
         raise MechsymError(skipped[0])
     for s in skipped:
         warn(s)
     return metas
+
+
+def extensions(base: dict, metas: list[dict]) -> list[dict]:
+    """The runs among `metas` that extend `base` (more forks of its cells, `mechsym run --until-decided`), oldest
+    first."""
+    return [x for x in metas if x.get("extends") == base["run_id"] and x.get("_machine") == base.get("_machine")]
 
 
 def load(experiment: str, machine: str | None = None, root: Path | None = None,

@@ -9,6 +9,7 @@ whose verdict function fails lists them as "error" with the reason, so one broke
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -26,7 +27,7 @@ NOT_RUN = "not run yet"
 ERROR = "error"
 COLUMNS = ["experiment", "machine", "post", "notebook", "id", "scope", "protocol", "claim", "then", "now", "outcome",
            "why", "how tested", "then_value", "now_value", "low", "high", "forks", "runs_agree", "runs_total",
-           "unstable", "run", "code", "source", "primary", "p_value", "near", "fact", "bh"]
+           "unstable", "run", "code", "source", "primary", "p_value", "near", "fact", "bh", "basis"]
 BH_Q = 0.05   # the false-discovery rate of the multiplicity line (Benjamini-Hochberg over decisive primary claims)
 
 
@@ -41,7 +42,7 @@ def _row(name: str, machine: str, claim, outcome: str, now: str = "", why: str =
             "code": "", "source": getattr(claim, "source", "post"),
             # a claim with no verdict (not run yet, error) is its own primary row
             "primary": bool(v.primary) if v else True, "p_value": v.p_value if v else None,
-            "near": bool(v.near) if v else False, "fact": bool(v.fact) if v else False, "bh": None}
+            "near": bool(v.near) if v else False, "fact": bool(v.fact) if v else False, "bh": None, "basis": ""}
 
 
 def run_codes(name: str, df: pd.DataFrame) -> dict[str, str]:
@@ -61,32 +62,119 @@ def run_codes(name: str, df: pd.DataFrame) -> dict[str, str]:
 
 def _load(name: str, machine: str | None, preset: str | None) -> pd.DataFrame:
     """Stored rows; a preset other than "stored" prefers that preset's newest run (what a
-    `make reports PRESET=...` just ran), falling back to the most thorough stored."""
+    `make reports PRESET=...` just ran), falling back to the most thorough stored. With the run shown, the other
+    current runs of the same kernels and preset (the run level: see sibling_runs) and every run's extensions."""
+    df = pd.DataFrame()
     if preset and preset != "stored":
         df = store.load(name, machine, preset=preset)
-        if not df.empty:
-            return df
-    return store.load(name, machine)
+    if df.empty:
+        df = store.load(name, machine)
+    return with_siblings(name, df)
+
+
+def sibling_runs(name: str, machine: str, shown: set[str]) -> list[dict]:
+    """The other complete runs that repeat the run shown on this machine: current, made by the same kernels
+    (fingerprint), of the same preset, quiet, not an extension of another run, with at least MIN_FORKS forks
+    (their extensions come with them). None unless the run shown is current itself."""
+    from . import provenance
+
+    metas = stored_runs(name, machine)
+    judged = [m for m in metas if m["run_id"] in shown and not m.get("extends")]
+    if len(judged) != 1 or not provenance.is_current(judged[0]):
+        return []
+    base = judged[0]
+    mine = provenance.run_fingerprint(base)[0]
+    out = []
+    for m in metas:
+        if m["run_id"] in shown or m.get("extends") or m.get("preset") != base.get("preset") or not quiet(m):
+            continue
+        if provenance.is_current(m) and provenance.run_fingerprint(m)[0] == mine:
+            out += [m] + store.extensions(m, metas)
+    return out
+
+
+def with_siblings(name: str, df: pd.DataFrame) -> pd.DataFrame:
+    """The rows shown with those of their sibling runs (see sibling_runs), machine by machine."""
+    if df.empty or "run_id" not in df:
+        return df
+    frames = [df]
+    for machine, sub in analysis.split(df):
+        extra = sibling_runs(name, machine, set(sub["run_id"].astype(str)))
+        for meta in extra:
+            one = pd.read_csv(meta["_csv"], low_memory=False)
+            if "fork" in one and one["fork"].nunique() < MIN_FORKS and not meta.get("extends"):
+                continue
+            frames.append(one.assign(machine=meta["_machine"]))
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else df
+
+
+def _extended(metas: dict[str, dict], ids: list[str]) -> tuple[dict[str, str], list[dict]]:
+    """{extension run id: the run it extends} and the extension runs' until-decided records, among these runs."""
+    base = {i: str(metas[i]["extends"]) for i in ids if i in metas and metas[i].get("extends")}
+    return base, [metas[i].get("until_decided") or {} for i in base]
 
 
 def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
-    """module.verdicts(df) machine by machine, each verdict tagged with its machine and run."""
+    """module.verdicts(df) machine by machine, each verdict tagged with its machine and run.
+
+    A run's extensions (`mechsym run --until-decided`) are judged with it: their forks pooled with its forks (the
+    extension's rows carry its run id for the tables; here they count as the run's own). The verdicts that were open
+    when the extension was made are judged at the level its looks spent (stats.spent_level), the others at 95%.
+    Two or more runs (not extensions of each other): forks nested in runs (stats.nested_runs)."""
     if df.empty:
         return []
     from . import harness
 
     out = []
     for machine, sub in analysis.split(df):
-        run = ",".join(sorted(sub["run_id"].astype(str).unique())) if "run_id" in sub else ""
+        ids = sorted(sub["run_id"].astype(str).unique()) if "run_id" in sub else []
+        run = ",".join(ids)
+        metas = {m["run_id"]: m for m in stored_runs(str(module.NAME), machine)} if len(ids) > 1 else {}
+        base_of, records = _extended(metas, ids)
+        if base_of:
+            sub = sub.assign(run_id=sub["run_id"].astype(str).replace(base_of))
         sub, left_out = harness.drop_flagged(sub)   # a post run that mostly timed the JIT or GC does not vote
         note = (f"{left_out} post-protocol run{'s' if left_out != 1 else ''} left out: more than 5% of the timed run "
                 "in JIT compilation or GC") if left_out else ""
+        nested = len(set(ids) - set(base_of)) >= 2
+        with stats.nested_runs() if nested else contextlib.nullcontext():
+            judged = module.verdicts(sub)
+            spent = [r for r in records if r.get("level") and r.get("open")]
+            if spent:
+                level = max(float(r["level"]) for r in spent)
+                keys = {tuple(k) for r in spent for k in r["open"]}
+                with stats.at_level(level):
+                    again = {v.key[:3]: v for v in module.verdicts(sub)}
+                looks = max(int(r.get("looks", 0)) for r in spent)
+                said = (f"judged at {100 * level:.4g}%: the error split over the {looks} planned looks at its forks "
+                        "(--until-decided)")
+                judged = [dataclasses.replace(again[v.key[:3]], why="; ".join(
+                    x for x in (again[v.key[:3]].why, said) if x))
+                          if v.key[:3] in keys and v.key[:3] in again else v for v in judged]
         mine = [dataclasses.replace(v, machine=machine or v.machine, run_id=run,
                                     why="; ".join(x for x in (v.why, note) if x) if note and v.protocol == "post"
                                     else v.why)
-                for v in module.verdicts(sub)]
+                for v in judged]
         out += verdicts_mod.mark_primary(mine)
     return out
+
+
+def basis(name: str, machine: str, run_ids: str) -> str:
+    """What a verdict rests on, in words: "1 standard run", "standard + 12 forks added until decided", "3 standard
+    runs, forks nested in runs"."""
+    ids = [r for r in str(run_ids).split(",") if r]
+    if not ids:
+        return ""
+    metas = {m["run_id"]: m for m in stored_runs(name, machine)} if machine else {}
+    bases = [i for i in ids if not (metas.get(i) or {}).get("extends")]
+    added = sum(int(((metas.get(i) or {}).get("until_decided") or {}).get("forks_added", 0)) for i in ids
+                if i not in bases)
+    presets = list(dict.fromkeys(str((metas.get(i) or {}).get("preset") or i.split("-")[1]) for i in bases))
+    kind = "/".join(p for p in presets if p) or "stored"
+    text = f"1 {kind} run" if len(bases) == 1 else f"{len(bases)} {kind} runs, forks nested in runs"
+    if added:
+        text = (kind if len(bases) == 1 else text) + f" + {added} forks added until decided"
+    return text
 
 
 def jmh_subrows(module, name: str, verdicts: list[Verdict], preset: str | None) -> list[Verdict]:
@@ -137,7 +225,7 @@ def replication(module, name: str, df: pd.DataFrame, main: list[Verdict], busy: 
         prints = {provenance.run_fingerprint(m)[0] for m in judged}
         if None in prints or not judged:
             continue  # the code behind the run judged is not known: no run can be said to repeat it
-        metas = [m for m in metas if m["run_id"] not in shown and m.get("preset") in presets
+        metas = [m for m in metas if m["run_id"] not in shown and m.get("preset") in presets and not m.get("extends")
                  and (busy or quiet(m)) and provenance.run_fingerprint(m)[0] in prints]
         if not metas:
             continue
@@ -198,12 +286,14 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
             continue
         judged = sorted({v.machine for v in verdicts})
         codes = run_codes(name, df)
+        bases: dict[tuple, str] = {}
         jmh_ids = {r for v in verdicts if v.protocol == "jmh" for r in str(v.run_id).split(",") if r}
         if jmh_ids:
             codes.update(run_codes(name, pd.DataFrame({"run_id": sorted(jmh_ids)})))
         for v in verdicts:
             row = _row(name, v.machine, v.claim, v.outcome, v.now, v.why, v)
             row["code"] = "; ".join(dict.fromkeys(codes.get(r, "") for r in str(v.run_id).split(",") if r))
+            row["basis"] = bases.setdefault((v.machine, v.run_id), basis(name, v.machine, v.run_id))
             rows.append(row)
         if machine == "all":
             missing = [m for m in all_machines if m not in judged] or ([] if judged else [store.machine_id()])
@@ -224,13 +314,14 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
 
 CSV_COLUMNS = ["machine", "id", "primary", "scope", "protocol", "outcome", "now_value", "low", "high", "forks",
                "runs_agree", "runs_total", "unstable", "then_value", "p_value", "near", "fact", "bh", "notebook", "run",
-               "code", "why"]
+               "basis", "code", "why"]
 
 
 def csv_frame(claims: pd.DataFrame) -> pd.DataFrame:
     """`mechsym verdicts --format csv`: claim id, primary (the claim's one primary verdict; the others are its
     sub-rows), scope, protocol, outcome, now (median), its interval, forks, runs agreeing / runs stored, unstable,
-    then, the decision's p-value, near its threshold, a fact (no interval), survives Benjamini-Hochberg."""
+    then, the decision's p-value, near its threshold, a fact (no interval), survives Benjamini-Hochberg, and what the
+    verdict rests on (basis: one run, runs nested, forks added until decided)."""
     return claims[CSV_COLUMNS].rename(columns={"id": "claim", "now_value": "now", "then_value": "then",
                                                "runs_agree": "runs agreeing", "runs_total": "runs stored",
                                                "bh": "survives bh"})

@@ -29,7 +29,7 @@ import pandas as pd
 from . import stats
 from .analysis import LAB, POST, Protocol, fmt_value, runtime_label
 from .units import si
-from .estimates import Estimate, more_forks  # noqa: F401 (claims use them)
+from .estimates import Estimate, more_forks, undecidable  # noqa: F401 (claims use them)
 # the estimates the experiments call: mechsym.estimates', judged per mode where a group is bimodal
 from .modes import estimate, estimate_with, least, most  # noqa: F401 (claims use them)
 
@@ -289,8 +289,10 @@ def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, prot
         reason = why
         if outcome == INCONCLUSIVE:
             n = more_forks(rule, est)
+            stuck = undecidable(rule, est)   # a discrete statistic, an estimate on the threshold: no estimate
             base = (f"the interval straddles {rule.text(claim.unit)}"
                     + (f"; about {n} more forks would likely decide it (80% power)" if n and n <= 10 * est.forks
+                       else f"; more forks would not decide it: {stuck}" if stuck
                        else "; the estimate sits so close to the threshold that many more forks would be needed"
                        + (f" (~{n}): the claim is at its edge here" if n else "")))
             reason = base + (f"; {why}" if why else "")

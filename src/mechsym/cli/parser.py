@@ -73,6 +73,13 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--dry-run", action=_OnceFlag, help="print the cells and commands, run nothing")
     r.add_argument("--allow-dirty", action=_OnceFlag,
                    help="measure a standard or full run on a tree with uncommitted changes (recorded, with the diff)")
+    r.add_argument("--until-decided", action=_OnceFlag,
+                   help="add forks to the cells of the stored run's undecided claims until each is decided "
+                        "(stored as a run extending it)")
+    r.add_argument("--budget", default=None, action=_Once,
+                   help="with --until-decided: wall time to spend, e.g. 90s, 30m, 1h (default: no limit)")
+    r.add_argument("--max-forks", default=None, action=_Once,
+                   help="with --until-decided: forks per cell at most (default: 40)")
     f = sub.add_parser("refresh", help="re-run the standard preset of every experiment whose shown run is stale")
     f.add_argument("--experiments", default=None, help="only these, e.g. locks,spsc (default: every experiment)")
     f.add_argument("--dry-run", action=_OnceFlag, help="say what would be re-run and how long it would take")
@@ -117,5 +124,5 @@ def parser() -> argparse.ArgumentParser:
 
 
 RUN_OPTIONS = {"--preset", "--jdk", "--threads", "--cpus", "--jvm-flags", "--timeout", "--only", "--protocol",
-               "--allow-dirty", "--no-progress",
+               "--allow-dirty", "--no-progress", "--until-decided", "--budget", "--max-forks",
                "--dry-run", "-h", "--help"}

@@ -16,6 +16,11 @@ def command(args) -> int:
 
     module = experiments.get(args.experiment)
     sweep.check_preset(args.preset)
+    if getattr(args, "until_decided", False):
+        return _until_decided(args, module)
+    for opt, given in (("--budget", args.budget), ("--max-forks", args.max_forks)):
+        if given is not None:
+            raise MechsymError(f"{opt}: only with --until-decided")
     jdks = select(args.jdk)
     import shlex
 
@@ -39,6 +44,30 @@ def command(args) -> int:
         print(f"{len(meta['failures'])} forks failed (not stored): first: {meta['failures'][0]['message']}",
               file=sys.stderr)
         return 1
+    return 0
+
+
+def _until_decided(args, module) -> int:
+    """`mechsym run EXP --until-decided`: forks added to the stored run's undecided claims (mechsym.decide)."""
+    from .. import decide
+    from ..jdk import select
+
+    if args.preset not in decide.PRESETS:
+        raise MechsymError(f"--until-decided with --preset {args.preset}: allowed {', '.join(decide.PRESETS)} (a smoke "
+                           "run's numbers decide nothing)")
+    if args.protocol not in (None, "lab"):
+        raise MechsymError(f"--until-decided with --protocol {args.protocol}: allowed the lab's own kernels only "
+                           "(JMH runs are a second opinion, not the verdict's forks)")
+    for opt, given in (("--threads", args.threads), ("--cpus", args.cpus), ("--only", args.only),
+                       ("--jvm-flags", args.jvm_flags or None)):
+        if given is not None:
+            raise MechsymError(f"--until-decided with {opt}: the added forks repeat the stored run's own cells; "
+                               "drop the option")
+    budget = decide.parse_budget(args.budget)
+    max_forks = decide.check_max_forks(args.max_forks if args.max_forks is not None else decide.MAX_FORKS)
+    decide.run(module, args.preset, select(args.jdk), budget=budget, max_forks=max_forks,
+               progress=not args.no_progress, allow_dirty=args.allow_dirty, dry_run=args.dry_run,
+               timeout=args.timeout)
     return 0
 
 
