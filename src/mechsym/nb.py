@@ -140,7 +140,9 @@ def judged(module, df: pd.DataFrame, notebook: str) -> list:
            int(pd.util.hash_pandas_object(df, index=False).sum()) if len(df) else 0)
     if key not in _JUDGED:
         _JUDGED.clear()
-        _JUDGED[key] = verdicts.for_notebook(verdict_collect.machine_verdicts(module, df), notebook)
+        # Sibling runs (other current runs of the same code) are judged with these rows, as `mechsym verdicts` does.
+        both = verdict_collect.with_siblings(module.NAME, df)
+        _JUDGED[key] = verdicts.for_notebook(verdict_collect.machine_verdicts(module, both), notebook)
     return _JUDGED[key]
 
 

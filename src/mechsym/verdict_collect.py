@@ -337,7 +337,8 @@ def csv_frame(claims: pd.DataFrame) -> pd.DataFrame:
 # fingerprint (which decides current vs stale) and the arguments. Rows that name an error are never kept.
 CACHE_ENV = "MECHSYM_CACHE"
 _SHARED = ("verdicts.py", "stats.py", "analysis.py", "verdict_collect.py", "provenance.py", "store.py",
-           "harness.py", "jmh.py", "jmh_views.py", "fingerprint.py", "estimates.py", "verdict_tables.py")
+           "harness.py", "jmh.py", "jmh_views.py", "fingerprint.py", "estimates.py", "verdict_tables.py",
+           "modes.py", "decide.py")
 
 
 def cache_dir() -> Path:
