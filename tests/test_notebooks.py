@@ -56,7 +56,7 @@ def render_and_export(nb, out, preset, artifacts, request, page="smoke"):
     to_html(out, html)
     text = html.read_text()
     assert "data:image/png;base64" in text and "Verdicts" in text
-    # tables read as numbers: no scientific notation, no NaN, no cell cut with '…' (issue 13)
+    # tables read as numbers: no scientific notation, no NaN, no cell cut with '…'
     assert table_problems(text) == [], nb.name
     # the page in headless Chromium, screenshot in tests/artifacts/reports-<notebook>.<page>.png (without Chromium,
     # tests/test_reports.py's browser test skips and says why)

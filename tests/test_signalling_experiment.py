@@ -148,7 +148,8 @@ def test_claims_quote_their_post_and_the_posts_numbers_pass(claim):
 
 
 def test_the_posts_numbers_that_old_thresholds_rejected():
-    """Issue 10: '< 50 ns', '>= 20 M/s' and '>= 300x' rejected the posts' own 50.79 ns, 19.69 M/s and 40x."""
+    """Earlier thresholds '< 50 ns', '>= 20 M/s' and '>= 300x' rejected the posts' own 50.79 ns, 19.69 M/s and
+    40x."""
     assert exp.CLAIM["signalling.volatile-under-50ns"].then_value() == pytest.approx(50.79, abs=0.01)
     assert exp.CLAIM["signalling.20-30m-exchanges"].then_value() == pytest.approx(19_688_810)
     assert exp.CLAIM["signalling.lock-1000x-volatile"].then_value() == pytest.approx(40.46)

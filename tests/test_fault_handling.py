@@ -1,4 +1,4 @@
-"""Hardening: the faults a hostile tester tried, each ending in one line (or a correct run), a non-zero exit
+"""Fault handling: the faults a hostile tester tried, each ending in one line (or a correct run), a non-zero exit
 where refused, the store as it was, nothing left behind (no process, no scratch). Fake kernels are small Python
 programs; the few real kernels run at their smallest sizes. No test asserts a timing or sleeps to synchronize: signal
 tests poll for the state they need."""
@@ -83,7 +83,7 @@ def snapshot(root: Path) -> dict:
     return {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
-# ---------------------------------------------------------------- 5: timeouts; the kernel never outlives the bench
+# ---------------------------------------------------------------- timeouts; the kernel never outlives the bench
 
 @pytest.mark.parametrize("value", ["inf", "1e12", "nan", "-1", "0", "abc", "86401", None])
 def test_a_timeout_is_a_finite_number_of_seconds_up_to_a_day(value):
@@ -130,7 +130,7 @@ def test_a_killed_bench_takes_its_kernel_with_it(tmp_path):
                 os.kill(int(pidfile.read_text()), signal.SIGKILL)
 
 
-# ---------------------------------------------------------------- 6: JVM flags as the README writes them
+# ---------------------------------------------------------------- JVM flags as the README writes them
 
 def test_jvm_flags_as_a_separate_word_starting_with_a_dash(results_dir):
     r = mechsym(*SMOKE_ATOMIC, "--jvm-flags", "-XX:+UseParallelGC", "--dry-run")
@@ -176,7 +176,7 @@ def test_run_arguments_given_twice_or_unbalanced_are_refused(results_dir, args, 
     one_line(mechsym(*SMOKE_ATOMIC, *args, "--dry-run"), text)
 
 
-# ---------------------------------------------------------------- 8: kernels never report what did not happen
+# ---------------------------------------------------------------- kernels never report what did not happen
 
 @pytest.mark.parametrize("kernel, args, name", [
     (LOCKS, ("--threads=4", "--iterations=3"), "--iterations=3: at least --threads=4"),
@@ -213,7 +213,7 @@ def test_a_kernel_that_names_itself_is_not_named_twice():
     assert str(e2.value) == "Python: bad argument: --x=1: no"
 
 
-# ---------------------------------------------------------------- 9: metadata that is JSON but not a run
+# ---------------------------------------------------------------- metadata that is JSON but not a run
 
 def rows(n=3):
     return pd.DataFrame({"experiment": "demo", "variant": "a", "fork": 0, "iteration": range(n), "warmup": False,
@@ -288,7 +288,7 @@ def test_import_refuses_metadata_the_store_would_refuse(results_dir, tmp_path, m
     assert list(other.iterdir()) == []
 
 
-# ---------------------------------------------------------------- 10: SIGTERM, and scratch of killed runs
+# ---------------------------------------------------------------- SIGTERM, and scratch of killed runs
 
 def test_sigterm_to_a_run_kills_the_kernel_and_says_so_in_one_line(results_dir):
     p = subprocess.Popen([str(VENV_BIN / "mechsym"), "run", "locks", "--preset", "smoke", "--no-progress"],
@@ -355,7 +355,7 @@ def test_a_signal_while_a_run_is_stored_waits_until_it_is(results_dir, monkeypat
     assert [m["run_id"] for m in stored] == [meta["run_id"]] and stored[0]["rows"] == 1
 
 
-# ---------------------------------------------------------------- 11: scratch that cannot be written
+# ---------------------------------------------------------------- scratch that cannot be written
 
 def statvfs(flag=0, bavail=10**9, favail=10**6):
     return os.statvfs_result((4096, 4096, 10**9, bavail, bavail, 10**6, favail, favail, flag, 255))
@@ -466,7 +466,7 @@ def test_a_bug_in_a_hook_keeps_what_finished_and_is_raised(results_dir, python_c
     assert meta["status"] == "interrupted" and meta["rows"] == 1
 
 
-# ---------------------------------------------------------------- 13: two measurements at once
+# ---------------------------------------------------------------- two measurements at once
 
 def test_a_run_that_overlaps_another_measurement_says_so(results_dir, python_cells, capsys):
     from mechsym import noise
@@ -484,7 +484,7 @@ def test_a_run_that_overlaps_another_measurement_says_so(results_dir, python_cel
     assert meta["noise"]["overlapped"] and meta["noise"]["quiet"] is False
 
 
-# ---------------------------------------------------------------- 14: smaller ones
+# ---------------------------------------------------------------- smaller ones
 
 def test_a_java_with_a_non_numeric_version_is_one_line(tmp_path):
     from mechsym import jdk
@@ -586,7 +586,7 @@ def test_a_signal_the_caller_ignores_stays_ignored():
 
 
 # ---------------------------------------------------------------- rows: one check for every writer and reader
-# (issue 35: impossible values, incomplete rows, interrupted imports, leftovers, one line for every refusal)
+# (impossible values, incomplete rows, interrupted imports, leftovers, one line for every refusal)
 
 def locks_runs(machine: str = "m1") -> tuple[Path, Path]:
     """Two stored locks runs of `machine` (synthetic rows): the older stays good, the newer is the one a test spoils."""

@@ -320,7 +320,7 @@ def test_quotes_are_the_posts_words():
 
 # ---------------------------------------------------------------- verdicts on synthetic forks
 
-# (regime, direction) -> method -> MB/s, shaped like this lab's lab-kernel runs and the listing's (issue 11)
+# (regime, direction) -> method -> MB/s, shaped like this lab's lab-kernel runs and the listing's
 LAB = {("page-cache", "write"): {"random-access-file": 440, "buffered-stream": 70, "channel-heap": 575, "mapped": 840},
        ("page-cache", "read"): {"random-access-file": 1700, "buffered-stream": 76, "channel-heap": 1840, "mapped": 2150},
        ("evicted", "write"): {"random-access-file": 335, "buffered-stream": 69, "channel-heap": 448, "mapped": 731},
