@@ -1,10 +1,7 @@
-"""The ping buffet (notebook 13): sweep cells, claims and verdicts on synthetic rows, the kernel's two JVMs end to
-end (every transport, the echo check, no server left behind), and the smoke sweep. No test asserts a timing."""
+"""The ping buffet (notebook 13): sweep cells, claims and verdicts on synthetic rows, and the smoke sweep (the
+kernel's two JVMs: tests/test_pingbuffet_kernel.py). No test asserts a timing."""
 
 import json
-import signal
-import subprocess
-import time
 
 import matplotlib
 import numpy as np
@@ -13,16 +10,11 @@ import pytest
 
 matplotlib.use("Agg")
 
-from conftest import kernel_process, run_kernel  # noqa: E402
 from mechsym import MechsymError, reference  # noqa: E402
 from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import pingbuffet as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
-from mechsym.kernels import command  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE  # noqa: E402
-
-KERNEL = "mechsym.ping.PingBuffet"
-TINY = ("--pings=200", "--runs=1", "--warmup-runs=0")
 
 
 def two_cpus():
@@ -138,67 +130,6 @@ def test_tables_and_figures_read_synthetic_rows():
     assert len(exp.forks_table(df)) == 2 * len(POST_LIKE)
     exp.plot_spectrum(df, ref)
     exp.plot_medians(df)
-
-
-# ---------------------------------------------------------------- the kernel: two JVMs
-
-@pytest.mark.parametrize("mode", ["tcp-selectnow", "tcp-select", "tcp-block", "udp-spin", "ipc-spin"])
-def test_every_transport_round_trips_and_leaves_no_file(mode, tmp_path):
-    rows = run_kernel(KERNEL, f"--mode={mode}", *TINY, "--pin=0,1", f"--dir={tmp_path}",
-                      "--protocol=post" if mode == "udp-spin" else "--protocol=lab")
-    assert set(rows["mode"]) == {mode} and set(rows["pinning"]) == {"thread"}
-    got = dict(zip(rows["metric"], rows["value"]))
-    assert got["pings"] == 200 and 0 < got["rtt_min"] <= got["rtt_p50"] <= got["rtt_p99.99"] <= got["rtt_max"]
-    assert list(tmp_path.iterdir()) == []
-
-
-@pytest.mark.parametrize("mode", ["tcp-spin", "ipc-spin"])
-def test_a_wrong_echo_from_the_server_fails_the_run(mode, tmp_path):
-    r = kernel_process(KERNEL, f"--mode={mode}", *TINY, "--inject=bad-echo", f"--dir={tmp_path}")
-    assert r.returncode == 3 and r.stdout == ""
-    assert "another sequence number" in r.stderr and len(r.stderr.splitlines()) == 1
-    assert list(tmp_path.iterdir()) == []
-
-
-def _children(pid: int) -> list[int]:
-    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
-    return [int(p) for p in out.split()]
-
-
-def _gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ", 1)[1].startswith("Z")   # a zombie has ended: only its entry is left
-    except FileNotFoundError:
-        return True
-
-
-@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
-def test_killing_the_client_leaves_no_server_and_no_file(how, tmp_path):
-    """The server JVM reads its stdin; when the client dies, however, the pipe closes and the server halts."""
-    client = subprocess.Popen(command(KERNEL, ["--mode=ipc-spin", "--pings=100000000", "--runs=1",
-                                               f"--dir={tmp_path}"]),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        servers: list[int] = []
-        deadline = time.monotonic() + 60
-        while not (servers and list(tmp_path.iterdir())) and time.monotonic() < deadline:
-            servers = _children(client.pid)
-            time.sleep(0.05)   # polling for a state, not waiting for an event
-        assert servers, "the client never started its server"
-        client.send_signal(how)
-        client.wait(timeout=30)
-        deadline = time.monotonic() + 30
-        while not all(_gone(s) for s in servers) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert all(_gone(s) for s in servers), "a server outlived its client"
-        deadline = time.monotonic() + 10
-        while list(tmp_path.iterdir()) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert list(tmp_path.iterdir()) == []
-    finally:
-        if client.poll() is None:
-            client.kill()
 
 
 # ---------------------------------------------------------------- the sweep end to end
