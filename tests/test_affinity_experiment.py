@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from mechsym import sweep
 from mechsym.cpus import read_topology
@@ -67,6 +68,7 @@ def test_unavailable_cells_make_every_claim_not_measurable_with_the_reason():
     assert {v.outcome for v in vs} == {UNMEASURABLE} and all("needs root" in v.why for v in vs)
 
 
+@pytest.mark.kernel
 def test_the_roles_the_sweep_starts_are_the_kernels_own_through_jpype():
     from mechsym import bridge
     from mechsym.experiments.affinity import sweep

@@ -105,6 +105,7 @@ def test_each_jvm_stops_by_itself_after_max_seconds():
     assert gone(cell.params["port"])
 
 
+@pytest.mark.kernel
 @needs_namespace
 @pytest.mark.skipif(not os.path.exists("/usr/bin/setpriv") and not os.path.exists("/bin/setpriv"),
                     reason="no setpriv: a JVM does not die with the script's shell")
@@ -138,6 +139,7 @@ with interrupts.signals_interrupt():
 """
 
 
+@pytest.mark.kernel
 @needs_namespace
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=["sigterm", "ctrl-c", "kill"])
 def test_the_bench_stopped_or_killed_ends_both_jvms(how):

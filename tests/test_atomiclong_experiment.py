@@ -126,6 +126,7 @@ def test_reference_names_the_images_and_feeds_its_own_claim():
     assert not exp.reference_table(ref).empty
 
 
+@pytest.mark.kernel
 def test_smoke_sweep_through_the_cli(results_dir):
     """A slice of the smoke sweep, end to end through `mechsym run`: rows are stored with the cells' columns."""
     p = mechsym("run", "atomiclong", "--preset", "smoke", "--only", "variant=cas-loop,cas;threads=2")

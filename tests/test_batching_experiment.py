@@ -97,7 +97,6 @@ def test_tables_and_figures_read_synthetic_rows():
 
 # ---------------------------------------------------------------- end to end
 
-@pytest.mark.own_lock
 def test_smoke_sweep_through_the_cli(smoke_store):
     df = pd.read_csv(next(smoke_store("batching").rglob("*.csv")))   # `mechsym run batching --preset smoke`, once
     ok = df[df["status"] == "ok"]
@@ -106,6 +105,7 @@ def test_smoke_sweep_through_the_cli(smoke_store):
     assert len(exp.verdicts(df)) == 8
 
 
+@pytest.mark.kernel
 def test_the_modes_are_the_kernels_own_through_jpype():
     from mechsym import bridge
     from mechsym.experiments.batching import sweep

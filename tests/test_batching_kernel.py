@@ -7,6 +7,8 @@ import pytest
 from conftest import assert_refused, kernel_process, run_kernel
 from mechsym.experiments import batching as exp
 
+pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
+
 KERNEL = exp.sweep.KERNEL
 SMALL = ("--burst=4", "--bursts=3", "--interval-us=1000", "--runs=2", "--warmup-runs=1")
 

@@ -137,7 +137,6 @@ def test_tables_and_figures_render_numbers():
 
 # ---------------------------------------------------------------- end to end
 
-@pytest.mark.own_lock
 def test_smoke_sweep_through_the_cli(smoke_store):
     df = pd.read_csv(next(smoke_store("bidding").rglob("*.csv")))   # `mechsym run bidding --preset smoke`, once
     ok = df[df["status"] == "ok"]

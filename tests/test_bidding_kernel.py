@@ -8,6 +8,8 @@ from conftest import JIT_GC, assert_refused, kernel_process, run_kernel
 from mechsym import bridge
 from mechsym.experiments import bidding as exp
 
+pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
+
 KERNEL = exp.sweep.KERNEL
 SMALL = ("--clients=3", "--bids-per-item=40")
 

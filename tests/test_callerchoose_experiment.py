@@ -58,7 +58,6 @@ def test_tables_and_figures_read_synthetic_rows():
         assert fig.axes
 
 
-@pytest.mark.own_lock
 def test_smoke_sweep_through_the_cli(smoke_store):
     df = pd.read_csv(next(smoke_store("callerchoose").rglob("*.csv")))   # `mechsym run callerchoose --preset smoke`
     ok = df[df["status"] == "ok"]
@@ -66,6 +65,7 @@ def test_smoke_sweep_through_the_cli(smoke_store):
     assert len(exp.verdicts(df)) == 3 * 2
 
 
+@pytest.mark.kernel
 def test_the_methods_are_the_kernels_own_through_jpype():
     from mechsym import bridge
     from mechsym.experiments.callerchoose import sweep

@@ -6,6 +6,8 @@ import pytest
 from conftest import kernel_process, run_kernel
 from mechsym.experiments import callerchoose as exp
 
+pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
+
 KERNEL = exp.sweep.KERNEL
 
 

@@ -115,7 +115,6 @@ def test_tables_and_figures_on_synthetic_rows():
 
 # ---------------------------------------------------------------- end to end
 
-@pytest.mark.own_lock
 def test_smoke_run_through_the_cli(results_dir, smoke_store):
     shutil.copytree(smoke_store("disruptor"), results_dir, dirs_exist_ok=True)   # `mechsym run disruptor --preset smoke`
     from mechsym import store

@@ -9,6 +9,8 @@ from conftest import java_kernel
 from mechsym import bridge, launch
 from mechsym.experiments import disruptor as exp
 
+pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
+
 
 # ---------------------------------------------------------------- the kernel
 

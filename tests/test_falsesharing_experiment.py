@@ -181,7 +181,6 @@ def test_scaling_table_ratios():
 
 # ---------------------------------------------------------------- end to end
 
-@pytest.mark.own_lock
 def test_smoke_run_through_the_cli(smoke_store):
     stored = smoke_store("falsesharing")   # `mechsym run falsesharing --preset smoke`, once per test run
     meta = json.loads(next(stored.rglob("*.json")).read_text())

@@ -132,6 +132,7 @@ def test_tables_and_figure_render_from_synthetic_rows():
 
 # ---------------------------------------------------------------- the sweep through the CLI
 
+@pytest.mark.kernel
 def test_smoke_run_through_the_cli_stores_checked_rows_and_leaves_no_scratch(results_dir, tmp_path):
     from conftest import mechsym
     from mechsym import store
@@ -148,6 +149,7 @@ def test_smoke_run_through_the_cli_stores_checked_rows_and_leaves_no_scratch(res
     assert {v.claim.id for v in exp.verdicts(df)} == {c.id for c in exp.CLAIMS}
 
 
+@pytest.mark.kernel
 def test_the_variants_transports_are_the_kernels_own_through_jpype():
     from mechsym import bridge
     from mechsym.experiments.ipcqueue import sweep

@@ -13,6 +13,8 @@ import pytest
 from conftest import assert_refused, default_sigint, kernel_process, run_kernel
 from mechsym.kernels import command
 
+pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
+
 IPC = "mechsym.ipc.IpcThroughput"
 SMALL = ("--messages=20000", "--runs=1", "--warmup-runs=0")
 

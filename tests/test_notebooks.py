@@ -64,7 +64,6 @@ def render_and_export(nb, out, preset, artifacts, request, page="smoke"):
         check_page(request.getfixturevalue("browser"), html, artifacts, html.stem)
 
 
-@pytest.mark.own_lock
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_renders_a_smoke_run_and_exports(nb, results_dir, smoke_store, artifacts, tmp_path, request):
     """Every notebook over a store holding one smoke run of its experiment (the sweep runs once per pytest run, for

@@ -134,7 +134,6 @@ def test_tables_and_figures_read_synthetic_rows():
 
 # ---------------------------------------------------------------- the sweep end to end
 
-@pytest.mark.own_lock
 def test_smoke_sweep_through_the_cli(smoke_store):
     """The smoke sweep end to end through `mechsym run` (once per test run: smoke_store): rows stored with the cells'
     columns, both protocols, and every claim judged (or said not measurable)."""
@@ -148,6 +147,7 @@ def test_smoke_sweep_through_the_cli(smoke_store):
     assert len(exp.verdicts(df.assign(machine="m", run_id="r"))) == 2 * len(exp.CLAIMS)
 
 
+@pytest.mark.kernel
 def test_the_variants_modes_are_the_kernels_own_through_jpype():
     from mechsym import bridge
 

@@ -10,6 +10,8 @@ import pytest
 from conftest import kernel_process, run_kernel
 from mechsym.kernels import command
 
+pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
+
 KERNEL = "mechsym.ping.PingBuffet"
 TINY = ("--pings=200", "--runs=1", "--warmup-runs=0")
 

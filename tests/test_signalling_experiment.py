@@ -100,6 +100,7 @@ def test_presets_and_notebooks():
     assert {c.notebook for c in exp.CLAIMS} == set(exp.NOTEBOOKS)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("kernel", [exp.VARIANTS["locked"][0], exp.VARIANTS["volatile-spin"][0], "c"])
 def test_protocols_are_the_kernels_own(kernel):
     """Python's protocols equal each kernel's (Java through JPype; C from its bad-argument message)."""
@@ -110,6 +111,7 @@ def test_protocols_are_the_kernels_own(kernel):
         assert list(bridge.kernel(kernel).protocols()) == sweep_mod.PROTOCOL_NAMES
 
 
+@pytest.mark.kernel
 def test_wait_modes_are_the_kernels_own():
     """Python's wait modes equal the Java kernel's (through JPype) and the C kernel's (its bad-argument message)."""
     assert list(bridge.kernel(exp.VARIANTS["volatile-spin"][0]).waits()) == sweep_mod.WAITS
@@ -340,6 +342,7 @@ def test_bounded_runs_table():
 
 # ---------------------------------------------------------------- end to end
 
+@pytest.mark.kernel
 def test_smoke_sweep_stores_tidy_rows(results_dir):
     """A slice of the smoke sweep end to end (the notebooks run all of it): rows carry placement, pinning, JDK."""
     import types

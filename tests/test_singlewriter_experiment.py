@@ -124,7 +124,6 @@ def test_tables_and_figures_render_numbers():
 
 # ---------------------------------------------------------------- end to end
 
-@pytest.mark.own_lock
 def test_smoke_sweep_through_the_cli(smoke_store):
     csv = next(smoke_store("singlewriter").rglob("*.csv"))   # `mechsym run singlewriter --preset smoke`, once
     df = pd.read_csv(csv)

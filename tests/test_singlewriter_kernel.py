@@ -19,6 +19,7 @@ def threads_for(method):
 
 # ---------------------------------------------------------------- kernels
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("kernel,method", KERNELS, ids=IDS)
 @pytest.mark.parametrize("protocol", ["lab", "post"])
 def test_every_method_counts_every_increment(kernel, method, protocol):
@@ -32,6 +33,7 @@ def test_every_method_counts_every_increment(kernel, method, protocol):
     assert set(rows.loc[rows["metric"] == "increments", "value"]) == {20000}
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("kernel,method", KERNELS, ids=IDS)
 @pytest.mark.parametrize("threads", [1, 2])
 def test_lost_increment_fails_every_method_every_time(kernel, method, threads):
@@ -44,6 +46,7 @@ def test_lost_increment_fails_every_method_every_time(kernel, method, threads):
         assert "CHECK FAILED" in r.stderr and len(r.stderr.splitlines()) == 1
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("kernel", [JAVA, C], ids=["java", "c"])
 @pytest.mark.parametrize("args,name", [
     (("--method=plain", "--threads=2"), "--threads"),        # two writers would lose updates
@@ -57,6 +60,7 @@ def test_bad_arguments_are_refused_with_one_line(kernel, args, name):
     assert_refused(kernel_process(kernel, *size, *args), name)
 
 
+@pytest.mark.kernel
 def test_pinned_two_threads_say_so():
     for kernel in (JAVA, C):
         rows = run_kernel(kernel, "--method=lock", "--threads=2", "--iterations=2000", "--runs=1",
@@ -64,6 +68,7 @@ def test_pinned_two_threads_say_so():
         assert set(rows["pinning"]) == {"thread"}
 
 
+@pytest.mark.kernel
 def test_in_process_through_jpype():
     k = bridge.kernel(JAVA)
     assert list(k.methods()) == exp.JAVA_METHODS and list(k.protocols()) == exp.sweep.PROTOCOL_NAMES

@@ -52,6 +52,7 @@ def test_every_claim_cites_the_post_and_the_posts_numbers_pass_it():
     assert then["spsc.i4-110-120m"] == pytest.approx(100 * 10 / 115)
 
 
+@pytest.mark.kernel
 def test_python_variants_are_the_kernels():
     assert list(bridge.kernel(exp.KERNEL).queues()) == list(exp.QUEUES)
 
@@ -267,6 +268,7 @@ def test_two_machines_stay_apart():
 
 # ---------------------------------------------------------------- the port, and a run through the CLI
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("jdk", discover(), ids=lambda j: f"jdk{j.feature}")
 def test_the_port_lays_out_i1_and_i3_as_the_posts_jol_tables(jdk):
     """What was the verdict spsc.layout-as-post: a check of the lab's port (the post's claim is its measurements)."""
@@ -285,6 +287,7 @@ def test_the_port_lays_out_i1_and_i3_as_the_posts_jol_tables(jdk):
     assert {k: got.get(k) for k in want} == want
 
 
+@pytest.mark.kernel
 def test_smoke_run_through_the_cli_is_stored_and_judged(results_dir):
     r = mechsym("run", "spsc", "--preset", "smoke", "--jdk", str(discover()[0].feature), "--no-progress", timeout=300)
     assert r.returncode == 0, r.stderr

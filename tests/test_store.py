@@ -493,6 +493,7 @@ def test_the_stored_results_alias_table_matches_its_runs():
         assert machine.machine_label(targets.pop(), root).endswith(": this machine")
 
 
+@pytest.mark.kernel
 def test_a_sweep_refuses_an_unwritable_store_before_measuring(tmp_path, monkeypatch):
     from mechsym import experiments, sweep
 

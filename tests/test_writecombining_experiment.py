@@ -202,7 +202,6 @@ def test_reference_table_and_figures():
 
 # ---------------------------------------------------------------- end to end
 
-@pytest.mark.own_lock
 def test_smoke_sweep_through_the_cli(results_dir, smoke_store):
     shutil.copytree(smoke_store(exp.NAME), results_dir, dirs_exist_ok=True)   # `mechsym run ... --preset smoke`, once
     df = store.load(exp.NAME, "all", preset="smoke")
