@@ -9,20 +9,16 @@ import pytest
 matplotlib.use("Agg")
 
 from mechsym import reference  # noqa: E402
-from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import batching as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
+from synthetic import topology  # noqa: E402
 
 
 # ---------------------------------------------------------------- cells
 
-def topo():
-    return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)))
-
-
 def test_standard_cells_run_every_judged_cell_in_five_forks_or_more():
-    cells = exp.cells("standard", topo(), discover())
+    cells = exp.cells("standard", topology(), discover())
     assert all(c.forks >= 5 for c in cells)
     groups = {(c.labels["group"], c.variant, c.params["protocol"]) for c in cells}
     assert {("table", m, p) for m in exp.MODES for p in ("post", "lab")} <= groups

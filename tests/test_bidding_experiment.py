@@ -10,21 +10,17 @@ import pytest
 matplotlib.use("Agg")
 
 from mechsym import MechsymError, reference  # noqa: E402
-from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import bidding as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
+from synthetic import topology  # noqa: E402
 
 
 # ---------------------------------------------------------------- sweep
 
-def topo(n=2):
-    return Topology(tuple(Cpu(i, i, 0) for i in range(n)), "fake")
-
-
 def test_standard_cells_judge_at_the_cores_with_five_forks():
     jdks = list(discover())
-    cs = exp.cells("standard", topo(), jdks)
+    cs = exp.cells("standard", topology(), jdks)
     keys = [(c.variant, c.jdk, c.params["protocol"], c.params["clients"], c.params["items"], c.params["map-capacity"],
              c.labels["gc"]) for c in cs]
     assert len(set(keys)) == len(cs)
@@ -35,16 +31,16 @@ def test_standard_cells_judge_at_the_cores_with_five_forks():
     assert all(str(exp.PRESETS["standard"]["items"]) in c.params["items"].split(",") for c in post)
     assert all((c.flags == exp.GC_ISOLATED) == (c.labels["gc"] == "isolated") for c in cs)
     assert {c.params["map-capacity"] for c in cs if c.variant == "cas-linked-queue"} == set(exp.CAPACITIES)
-    assert exp.clients_for("full", topo()) == [1, 2, 3, 4, 6, 8, 12, 16, 24, 32]
+    assert exp.clients_for("full", topology()) == [1, 2, 3, 4, 6, 8, 12, 16, 24, 32]
     assert exp.PRESETS["full"]["post_items"] == list(range(1, 101))
 
 
 def test_cell_refuses_unknown_names():
     jdk = list(discover())[0]
     with pytest.raises(MechsymError, match="allowed containers"):
-        exp.cell_for("skiplist", 2, "smoke", topo(), jdk)
+        exp.cell_for("skiplist", 2, "smoke", topology(), jdk)
     with pytest.raises(MechsymError, match="allowed are"):
-        exp.cell_for("rw-lock-list", 2, "smoke", topo(), jdk, gc="zgc")
+        exp.cell_for("rw-lock-list", 2, "smoke", topology(), jdk, gc="zgc")
 
 
 # ---------------------------------------------------------------- claims and verdicts on synthetic rows

@@ -8,15 +8,15 @@ import pytest
 
 matplotlib.use("Agg")
 
-from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import callerchoose as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE  # noqa: E402
+from synthetic import topology  # noqa: E402
 
 
 def test_standard_cells_give_the_large_input_an_array_larger_than_the_young_generation():
     jdks = discover()
-    cells = exp.cells("standard", Topology((Cpu(0, 0, 0), Cpu(1, 1, 0))), jdks)
+    cells = exp.cells("standard", topology(), jdks)
     per_jdk = len(exp.METHODS) * len(exp.SIZES) * len(exp.COLLECTORS)
     assert len(cells) == per_jdk * len(jdks) and all(c.forks >= 5 for c in cells)
     assert {c.jdk.feature for c in cells} == {j.feature for j in jdks}

@@ -10,7 +10,7 @@ import pytest
 from mechsym import reference
 from mechsym.experiments import disruptor as exp
 from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE
-from test_experiment_contract import TOPOLOGIES, fake_topology
+from synthetic import TOPOLOGIES, fake_topology
 
 JDK17 = type("J", (), {"feature": "17", "version": "17", "java": "java"})()
 

@@ -10,22 +10,16 @@ import pandas as pd
 import pytest
 
 from mechsym import MechsymError
-from mechsym.cpus import Cpu, Topology
 from mechsym.experiments import ipcqueue as exp
 from mechsym.jdk import discover
 from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
+from synthetic import topology
 
 
 # ---------------------------------------------------------------- the sweep
 
-def topo(smt=False):
-    if smt:
-        return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0), Cpu(2, 0, 0), Cpu(3, 1, 0)), "fake")
-    return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)), "fake")
-
-
 def test_cells_cover_the_claims_and_mark_missing_smt():
-    cells = exp.cells("standard", topo(), discover())
+    cells = exp.cells("standard", topology(), discover())
     got = {(c.variant, c.columns()["placement"], c.params.get("protocol", c.labels.get("protocol"))): c for c in cells}
     for v in ("processes", "threads", "in-heap"):
         assert got[(v, "smt", "lab")].unavailable.startswith("no SMT")
@@ -34,7 +28,7 @@ def test_cells_cover_the_claims_and_mark_missing_smt():
     assert got[("processes-unaligned", "cross-core", "lab")].params["layout"] == "unaligned"
     assert got[("in-heap", "cross-core", "lab")].params["queue"] == "O1"
     assert all(c.flags == exp.FLAGS for c in cells)
-    smt = {(c.variant, c.columns()["placement"]): c for c in exp.cells("standard", topo(smt=True), discover())}
+    smt = {(c.variant, c.columns()["placement"]): c for c in exp.cells("standard", topology(smt=True), discover())}
     assert smt[("processes", "smt")].params["pin"] == "0,2" and not smt[("processes", "smt")].unavailable
 
 

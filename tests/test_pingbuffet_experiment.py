@@ -11,20 +11,16 @@ import pytest
 matplotlib.use("Agg")
 
 from mechsym import MechsymError, reference  # noqa: E402
-from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import pingbuffet as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE  # noqa: E402
-
-
-def two_cpus():
-    return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)), "fake")
+from synthetic import topology  # noqa: E402
 
 
 # ---------------------------------------------------------------- sweep
 
 def test_cells_pin_per_thread_and_run_the_judged_transports_both_ways():
-    cs = exp.cells("standard", two_cpus(), list(discover()))
+    cs = exp.cells("standard", topology(), list(discover()))
     smt = [c for c in cs if c.labels["placement"] == "smt"]
     assert smt and all("SMT" in c.unavailable for c in smt)   # the post's "same core": skipped with the reason
     cs = [c for c in cs if c not in smt]
@@ -39,20 +35,20 @@ def test_cells_pin_per_thread_and_run_the_judged_transports_both_ways():
 
 
 def test_one_cpu_marks_cross_core_unavailable_with_a_reason():
-    cs = exp.cells("standard", Topology((Cpu(0, 0, 0),), "fake"), list(discover()))
+    cs = exp.cells("standard", topology(1), list(discover()))
     cross = [c for c in cs if c.labels["placement"] == "cross-core"]
     assert cross and all(c.unavailable for c in cross)
 
 
 def test_unknown_names_are_refused_with_the_allowed_ones():
     with pytest.raises(MechsymError, match="allowed variants"):
-        exp.cell_for("tcp-carrier-pigeon", "cross-core", "smoke", two_cpus(), None)
+        exp.cell_for("tcp-carrier-pigeon", "cross-core", "smoke", topology(), None)
     with pytest.raises(MechsymError, match="allowed placements"):
-        exp.cell_for("tcp-spin", "cross-socket", "smoke", two_cpus(), None)
+        exp.cell_for("tcp-spin", "cross-socket", "smoke", topology(), None)
 
 
 def test_standard_runs_support_the_percentiles_the_tables_show():
-    cs = exp.cells("standard", two_cpus(), list(discover()))
+    cs = exp.cells("standard", topology(), list(discover()))
     for c in cs:
         fast = c.params["mode"] in ("ipc-spin", "timer") and c.params["yield"] == "false" \
             and c.labels["placement"] in (exp.PINNED, "smt")

@@ -10,21 +10,17 @@ import pytest
 matplotlib.use("Agg")
 
 from mechsym import MechsymError, reference  # noqa: E402
-from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import singlewriter as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
+from synthetic import topology  # noqa: E402
 
 
 # ---------------------------------------------------------------- sweep
 
-def topo(n=2):
-    return Topology(tuple(Cpu(i, i, 0) for i in range(n)), "fake")
-
-
 def test_cells_per_runtime_with_post_cells_and_folding_check():
     jdks = list(discover())
-    cs = exp.cells("standard", topo(), jdks)
+    cs = exp.cells("standard", topology(), jdks)
     assert len({(c.variant, c.jdk, c.params["threads"], c.params["protocol"], c.labels["scale"]) for c in cs}) \
         == len(cs)
     runtimes = len(jdks) + 1
@@ -34,12 +30,12 @@ def test_cells_per_runtime_with_post_cells_and_folding_check():
     two = [c for c in cs if c.params["threads"] == 2]
     assert two and all(c.params["pin"] == "0,1" and c.variant in ("cas", "lock") for c in two)
     assert all(c.forks >= 5 for c in cs)
-    full = exp.cells("full", topo(), jdks)
+    full = exp.cells("full", topology(), jdks)
     assert {c.params["iterations"] for c in full if c.labels["scale"] == "1x"} == {500_000_000}
 
 
 def test_two_threads_unavailable_on_one_cpu_with_reason():
-    cs = exp.cells("smoke", topo(1), list(discover())[:1])
+    cs = exp.cells("smoke", topology(1), list(discover())[:1])
     two = [c for c in cs if c.params["threads"] == 2]
     assert two and all(c.unavailable and "two cores" in c.unavailable for c in two)
     assert not any(c.unavailable for c in cs if c.params["threads"] == 1)
@@ -47,9 +43,9 @@ def test_two_threads_unavailable_on_one_cpu_with_reason():
 
 def test_cell_refuses_unknown_method_and_two_threads_plain():
     with pytest.raises(MechsymError, match="allowed methods"):
-        exp.cell_for("mfence", 1, "smoke", topo(), list(discover())[0])
+        exp.cell_for("mfence", 1, "smoke", topology(), list(discover())[0])
     with pytest.raises(MechsymError, match="threads 2 for plain"):
-        exp.cell_for("plain", 2, "smoke", topo(), None)
+        exp.cell_for("plain", 2, "smoke", topology(), None)
 
 
 # ---------------------------------------------------------------- claims and verdicts on synthetic rows

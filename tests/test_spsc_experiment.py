@@ -12,14 +12,11 @@ from mechsym.cpus import Cpu, Topology, read_topology
 from mechsym.jdk import discover
 from mechsym.sweep import plan
 from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
+from synthetic import topology
 
 exp = experiments.get("spsc")
 MAIN = exp.MAIN_OPTIONS
 POST_TEXT = (ROOT.parent / "shared" / "posts" / exp.POST_FILE)
-
-
-def two_core_topology():
-    return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)), "test cpu")
 
 
 def smt_two_socket_topology():
@@ -59,7 +56,7 @@ def test_python_variants_are_the_kernels():
 
 def test_standard_cells_on_a_two_core_machine():
     jdks = list(discover())
-    cells = exp.cells("standard", two_core_topology(), jdks)
+    cells = exp.cells("standard", topology(model="test cpu"), jdks)
     runs = [c for c in cells if c.variant != "layout"]
     ok = [c for c in runs if not c.unavailable]
     assert sum(c.variant == "layout" for c in cells) == len(jdks)

@@ -13,12 +13,12 @@ import pytest
 matplotlib.use("Agg")
 
 from mechsym import MechsymError, reference, store  # noqa: E402
-from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import writecombining as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE  # noqa: E402
+from synthetic import topology  # noqa: E402
 
-TOPO = Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)), "fake")
+TOPO = topology()
 CLAIMS = [c.id for c in exp.CLAIMS]
 
 
