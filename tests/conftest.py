@@ -92,10 +92,13 @@ def pytest_runtest_protocol(item, nextitem):
 @pytest.fixture(scope="session")
 def smoke_store(pytestconfig):
     """`smoke_store(name)`: the results store of one `mechsym run <name> --preset smoke`, run once per pytest run
-    for all workers, under the kernel lock. Read it, do not write it: copy it into a test's own store."""
+    for all workers, under the kernel lock. Read it, do not write it: copy it into a test's own store. Once the run
+    is done, asking for it again does not wait for the lock (for whichever kernel test holds it)."""
 
     def get(name: str) -> Path:
         here = run_dir(pytestconfig) / "smoke" / name
+        if (here / "done").exists():   # written last, after the run: no need to wait for the lock to read it
+            return here / "results"
         with kernel_lock(pytestconfig):
             if not (here / "done").exists():
                 shutil.rmtree(here, ignore_errors=True)
