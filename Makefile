@@ -106,10 +106,10 @@ notebooks: $(NB_IPYNB)
 notebooks/%.ipynb: notebooks/src/%.py $(VENV)/.stamp
 	$(VENV)/bin/jupytext --quiet --to ipynb --output $@ $<
 
-# Two pytest-xdist workers (TEST_WORKERS=0: none). The tests that run a kernel or a sweep are one xdist group
-# ("serial", tests/conftest.py), so they run one after another on one worker, each holding a kernel lock; the tests
-# that measure nothing share both workers, and the notebook renders read one smoke run per experiment, swept once
-# under that lock.
+# Two pytest-xdist workers (TEST_WORKERS=0: none). The tests that run a kernel or a sweep (marked
+# `@pytest.mark.kernel`) are one xdist group ("serial", tests/conftest.py), so they run one after another on one
+# worker, each holding a kernel lock; the tests that measure nothing share both workers, and the notebook renders
+# read one smoke run per experiment, swept once under that lock.
 TEST_WORKERS ?= 2
 # The project's bytecode is compiled first: with PYTHONDONTWRITEBYTECODE set (as in many containers) every process the
 # tests start (a notebook's kernel, a `mechsym` command) would otherwise compile src/ again, about 0.4 s each.

@@ -1,29 +1,22 @@
 """Shared fixtures and helpers, and which tests may run in parallel.
 
-`make test` runs pytest-xdist with `--dist loadgroup`: every test that runs a kernel, a sweep or a notebook at smoke
-size is put in one xdist group, "serial", so those run one after another on one worker (two kernels at once on a
-2-CPU machine would each wait for the other's threads); the tests that measure nothing (tables and verdicts on
-synthetic rows, pages rendered from stored results, the store, bundles, CLI parsing) run on the other worker
-meanwhile. A test is serial when it is marked `kernel` or `notebook`, or when its code runs a kernel or a sweep
-(SERIAL_CODE below, read from the test's source, its fixtures' and its module's helpers', so a new test that runs
-kernels needs no list updated).
-The notebook renders are not serial: each renders one smoke run of its experiment from a store (`smoke_store`), and
-that sweep runs once per pytest run, for every worker, under the kernel lock (`kernel_lock`, a flock in a directory
-the workers share) that every serial test also holds from its setup to its teardown: two kernels never run at once,
-and the notebooks' rendering (most of their time) runs beside the kernels. Without -n every test runs in order, as
-before."""
+`make test` runs pytest-xdist with `--dist loadgroup`: every test marked `kernel` (it runs a kernel, a sweep or a
+smoke notebook's sweep itself: `@pytest.mark.kernel`, or `pytestmark = pytest.mark.kernel` for a whole file) is put
+in one xdist group, "serial", so those run one after another on one worker (two kernels at once on a 2-CPU machine
+would each wait for the other's threads), each holding the kernel lock from its setup to its teardown. The tests that
+measure nothing (tables and verdicts on synthetic rows, pages rendered from stored results, the store, bundles, CLI
+parsing, a kernel's refusal of a bad argument before it runs) are not marked and run on both workers meanwhile.
+A test that only reads a smoke run is not marked either: `smoke_store` runs each experiment's smoke sweep once per
+pytest run, for every worker, under the kernel lock (a flock in a directory the workers share), so the notebooks'
+rendering (most of their time) runs beside the kernels. Without -n every test runs in order."""
 
-import ast
 import contextlib
 import fcntl
 import functools
-import inspect
 import os
-import re
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -35,40 +28,9 @@ VENV_BIN = Path(sys.executable).parent
 SESSION_ENV = dict(os.environ)
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
-#: What a test's code calls when it runs a kernel, a sweep or a smoke notebook (in-process through JPype too).
-SERIAL_CODE = re.compile(r"\b(kernel_process|run_kernel|java_kernel|jpype)\b|\b(bridge|launch)\."
-                         r"|\b(sweep\.execute|command|Popen|results)\(|preset=\"smoke\"|\"--preset\", \"smoke\""
-                         r"|mechsym\(\"run\"")
-
-
 def serial(item) -> bool:
-    """Whether a test runs a kernel, a sweep or a smoke notebook: it is marked `kernel` or `notebook`, or its source,
-    its fixtures' or that of a function of the test suite they use calls one (SERIAL_CODE); not when it is marked
-    `own_lock` (it runs kernels only through `smoke_store`, which holds the kernel lock for them)."""
-    if item.get_closest_marker("own_lock"):
-        return False
-    if item.get_closest_marker("kernel") or item.get_closest_marker("notebook"):
-        return True
-    fixtures = [d.func for name in item.fixturenames for d in item._fixtureinfo.name2fixturedefs.get(name, ())]
-    return any(_runs_kernels(f, frozenset()) for f in [item.function, *fixtures] if _ours(f))
-
-
-def _ours(func) -> bool:
-    return Path(inspect.getsourcefile(func) or "").parent == ROOT / "tests"
-
-
-@functools.cache
-def _runs_kernels(func, seen: frozenset) -> bool:
-    try:
-        source = textwrap.dedent(inspect.getsource(func))
-    except (OSError, TypeError):
-        return True  # cannot tell: serial
-    if SERIAL_CODE.search(source):
-        return True
-    module = inspect.getmodule(func)
-    names = {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
-    helpers = [getattr(module, n) for n in names if inspect.isfunction(getattr(module, n, None))]
-    return any(_runs_kernels(h, seen | {func}) for h in helpers if h not in seen and h is not func and _ours(h))
+    """Whether a test runs a kernel or a sweep itself: it is marked `kernel`."""
+    return item.get_closest_marker("kernel") is not None
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -130,10 +92,13 @@ def pytest_runtest_protocol(item, nextitem):
 @pytest.fixture(scope="session")
 def smoke_store(pytestconfig):
     """`smoke_store(name)`: the results store of one `mechsym run <name> --preset smoke`, run once per pytest run
-    for all workers, under the kernel lock. Read it, do not write it: copy it into a test's own store."""
+    for all workers, under the kernel lock. Read it, do not write it: copy it into a test's own store. Once the run
+    is done, asking for it again does not wait for the lock (for whichever kernel test holds it)."""
 
     def get(name: str) -> Path:
         here = run_dir(pytestconfig) / "smoke" / name
+        if (here / "done").exists():   # written last, after the run: no need to wait for the lock to read it
+            return here / "results"
         with kernel_lock(pytestconfig):
             if not (here / "done").exists():
                 shutil.rmtree(here, ignore_errors=True)

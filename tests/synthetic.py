@@ -1,17 +1,46 @@
-"""Synthetic locks results, shaped as the locks sweep stores them, for tests that need stored rows without running
-a kernel (verdicts, overview, bundle/import, reports)."""
+"""What tests build instead of measuring: synthetic locks results, shaped as the locks sweep stores them, for tests
+that need stored rows without running a kernel (verdicts, overview, bundle/import, reports), and fake CPU
+topologies for planning cells (`topology`, or a sysfs tree read back by mechsym.cpus: `fake_topology`)."""
 
 from __future__ import annotations
 
 import itertools
 import zlib
+from pathlib import Path
 
 import pandas as pd
 
 from mechsym import store
+from mechsym.cpus import Cpu, Topology, read_topology
 from mechsym.experiments import locks
 
 THREADS = (1, 2, 3, 4)
+
+
+def topology(n: int = 2, smt: bool = False, model: str = "fake") -> Topology:
+    """n cores on one socket, one CPU each; with smt two each, numbered as Linux does: CPUs 0..n-1 the first thread
+    of each core, n..2n-1 their siblings."""
+    cpus = [Cpu(i, i, 0) for i in range(n)] + ([Cpu(n + i, i, 0) for i in range(n)] if smt else [])
+    return Topology(tuple(cpus), model)
+
+
+def fake_topology(root: Path, cpus: list[tuple[int, int, int]]) -> Topology:
+    """A sysfs CPU tree under `root` ((cpu, core, socket) each), read back by mechsym.cpus.read_topology."""
+    for cpu, core, socket in cpus:
+        t = root / f"cpu{cpu}" / "topology"
+        t.mkdir(parents=True)
+        (t / "core_id").write_text(f"{core}\n")
+        (t / "physical_package_id").write_text(f"{socket}\n")
+    (root / "online").write_text(f"0-{len(cpus) - 1}\n" if len(cpus) > 1 else "0\n")
+    return read_topology(root)
+
+
+#: The sysfs trees every experiment's cells are planned on (tests/test_experiment_contract.py).
+TOPOLOGIES = {
+    "2cpu-no-smt": [(0, 0, 0), (1, 1, 0)],
+    "8cpu-smt-2-sockets": [(c, c % 2, (c % 4) // 2) for c in range(8)],
+    "1cpu": [(0, 0, 0)],
+}
 
 
 def synthetic_locks(ops: dict | None = None, machine: str = "test-machine-a", jdks=("17", "25"), runs: int = 3,

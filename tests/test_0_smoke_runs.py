@@ -10,6 +10,8 @@ import pytest
 
 from mechsym import experiments
 
+pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
+
 
 @pytest.mark.parametrize("name", experiments.names())
 def test_smoke_run_is_complete(name, smoke_store):

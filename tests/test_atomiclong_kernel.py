@@ -22,6 +22,7 @@ def run(variant, *args):
     return pd.read_csv(StringIO(p.stdout))
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("protocol", ["lab", "post"])
 @pytest.mark.parametrize("variant", list(KERNELS))
 def test_every_increment_counted_once(variant, protocol):
@@ -43,6 +44,7 @@ def test_every_increment_counted_once(variant, protocol):
     assert len(failures) == (3 if variant == "cas-loop" else 0) and (failures >= 0).all()
 
 
+@pytest.mark.kernel
 def test_one_thread_never_fails_a_cas():
     """Nothing competes with a lone thread: its failed-CAS count is exactly 0, so a count above 0 means contention."""
     df = run("cas-loop", "--threads=1", "--count=20000", "--runs=2")
@@ -50,6 +52,7 @@ def test_one_thread_never_fails_a_cas():
     assert len(f) == 2 and (f["value"] == 0).all() and set(f["unit"]) == {"ratio"}
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("variant", list(KERNELS))
 def test_injected_fault_fails_the_check_every_time(variant):
     for threads in (1, 2, 4):
@@ -59,6 +62,7 @@ def test_injected_fault_fails_the_check_every_time(variant):
         assert "CHECK FAILED" in p.stderr and len(p.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.kernel
 def test_kernels_know_the_sweeps_variants():
     for kernel, variants in ((JAVA, sweep_mod.JAVA_VARIANTS), (sweep_mod.C_BINARY, sweep_mod.C_VARIANTS)):
         p = kernel_process(kernel, "--variant=nope")
@@ -74,6 +78,7 @@ def test_c_variants_are_the_instructions_they_are_named_for(tmp_path):
     assert "lock xaddq" in text and "lock addq\t$1" in text and "lock cmpxchgq" in text
 
 
+@pytest.mark.kernel
 def test_in_process_through_jpype():
     k = bridge.kernel(JAVA)
     assert list(k.variants()) == sweep_mod.JAVA_VARIANTS

@@ -3,6 +3,7 @@ send's lateness is recorded, and a fork whose sends left late beside the 100 µs
 Synthetic rows for the gate; the kernel at a few bursts. No test asserts a timing."""
 
 import pandas as pd
+import pytest
 
 from conftest import assert_refused, kernel_process, run_kernel
 from mechsym.cpus import Cpu, Topology
@@ -10,7 +11,7 @@ from mechsym.experiments import batching as exp
 from mechsym.experiments.batching.rows import GATE
 from mechsym.jdk import discover
 from mechsym.verdicts import HOLDS, INCONCLUSIVE, UNMEASURABLE
-from test_batching import synthetic
+from test_batching_experiment import synthetic
 
 KERNEL = exp.sweep.KERNEL
 
@@ -52,6 +53,7 @@ def test_the_load_sweep_sends_at_random_times_and_the_worked_example_on_a_period
     assert {c.labels["threads"] for c in cells} == {1, 2}
 
 
+@pytest.mark.kernel
 def test_the_kernel_records_each_sends_lateness_under_poisson_bursts():
     rows = run_kernel(KERNEL, "--mode=batching", "--burst=4", "--bursts=6", "--interval-us=300",
                       "--arrivals=poisson", "--seed=7", "--runs=1", "--warmup-runs=0")

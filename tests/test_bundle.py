@@ -352,6 +352,7 @@ def test_import_refuses_a_full_store_before_writing(other_machine, results_dir, 
     assert list(results_dir.iterdir()) == []
 
 
+@pytest.mark.kernel
 def test_stale_staging_of_a_killed_import_is_cleaned(other_machine, results_dir):
     import subprocess
 

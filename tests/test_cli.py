@@ -48,19 +48,11 @@ SMALL = ["--preset", "smoke", "--threads", "1", "--jdk", "17", "--only", "varian
          "--no-progress"]
 
 
-@pytest.fixture(scope="module")
-def seed_template(tmp_path_factory):
-    d = tmp_path_factory.mktemp("seed") / "results"
-    d.mkdir()
-    r = mechsym("run", "locks", *SMALL, env={"MECHSYM_RESULTS": str(d)})
-    assert r.returncode == 0, r.stderr
-    return d
-
-
 @pytest.fixture
-def seeded(results_dir, seed_template):
-    """A results store with one earlier run in it."""
-    shutil.copytree(seed_template, results_dir, dirs_exist_ok=True)
+def seeded(results_dir, smoke_store):
+    """A results store with one earlier run in it: the smoke run of locks (`mechsym run locks --preset smoke`, run
+    once per test run: tests/conftest.py's smoke_store)."""
+    shutil.copytree(smoke_store("locks"), results_dir, dirs_exist_ok=True)
     return results_dir, stored_files(results_dir)
 
 
@@ -136,6 +128,7 @@ def test_run_stores_a_run_with_metadata(seeded):
     assert r.returncode == 0 and "throughput" in r.stdout
 
 
+@pytest.mark.kernel
 def test_unavailable_cells_are_named_not_zero(results_dir):
     r = mechsym("run", "locks", "--preset", "smoke", "--threads", "1", "--only", "variant=monitor-thin,reentrant;grid=main",
                 "--no-progress")
@@ -153,6 +146,7 @@ def test_unavailable_cells_are_named_not_zero(results_dir):
     assert (timed["value"] > 0).all()
 
 
+@pytest.mark.kernel
 def test_taskset_missing_runs_unpinned_and_says_so(results_dir):
     r = mechsym("run", "locks", *SMALL, "--cpus", "0", env={"MECHSYM_NO_TASKSET": "1"})
     assert r.returncode == 0, r.stderr
@@ -163,6 +157,7 @@ def test_taskset_missing_runs_unpinned_and_says_so(results_dir):
     assert set(store.load("locks")["taskset"].dropna()) == {"taskset-missing"}
 
 
+@pytest.mark.kernel
 def test_taskset_pins_when_present(results_dir):
     r = mechsym("run", "locks", *SMALL, "--cpus", "0")
     assert r.returncode == 0, r.stderr
@@ -170,6 +165,7 @@ def test_taskset_pins_when_present(results_dir):
     assert all(c.startswith("taskset -c 0 ") for c in meta["commands"])
 
 
+@pytest.mark.kernel
 def test_kernel_timeout_is_reported_and_not_stored(results_dir):
     r = mechsym("run", "locks", *SMALL, "--timeout", "0.05")
     assert r.returncode != 0
@@ -185,6 +181,7 @@ def test_corrupt_results_file_is_named(seeded):
     one_line_error(r, f"corrupt results file {csv}")
 
 
+@pytest.mark.kernel
 def test_ctrl_c_keeps_earlier_results(seeded):
     root, before = seeded
     p = subprocess.Popen([str(VENV_BIN / "mechsym"), "run", "locks", "--preset", "smoke", "--no-progress"],
@@ -237,6 +234,7 @@ def test_show_names_its_run_and_reads_at_100_columns(seeded):
     one_line_error(mechsym("show", "locks", "--metric", "colour"), "metric 'colour': not in this run")
 
 
+@pytest.mark.kernel
 def test_run_ends_with_a_summary_and_compare_puts_two_runs_side_by_side(seeded):
     root, before = seeded
     first = next(p.stem for p in before if p.suffix == ".json")

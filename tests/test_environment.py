@@ -147,6 +147,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.kernel
 @pytest.mark.timeout(120)
 def test_make_lab_prints_a_url_that_serves_the_lab():
     """`make lab` as whoever runs the tests (root in CI): headless, on 127.0.0.1, a URL with its token; the server

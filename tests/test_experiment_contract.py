@@ -24,28 +24,11 @@ import pytest
 from conftest import ROOT
 from mechsym import experiments
 from mechsym.analysis import Protocol
-from mechsym.cpus import read_topology
 from mechsym.jdk import discover
 from mechsym.verdicts import UNMEASURABLE
+from synthetic import TOPOLOGIES, fake_topology
 
 NAMES = experiments.names()
-
-
-def fake_topology(root: Path, cpus: list[tuple[int, int, int]]):
-    for cpu, core, socket in cpus:
-        t = root / f"cpu{cpu}" / "topology"
-        t.mkdir(parents=True)
-        (t / "core_id").write_text(f"{core}\n")
-        (t / "physical_package_id").write_text(f"{socket}\n")
-    (root / "online").write_text(f"0-{len(cpus) - 1}\n" if len(cpus) > 1 else "0\n")
-    return read_topology(root)
-
-
-TOPOLOGIES = {
-    "2cpu-no-smt": [(0, 0, 0), (1, 1, 0)],
-    "8cpu-smt-2-sockets": [(c, c % 2, (c % 4) // 2) for c in range(8)],
-    "1cpu": [(0, 0, 0)],
-}
 
 
 def test_experiments_are_packages():

@@ -13,15 +13,16 @@ import pytest
 matplotlib.use("Agg")
 
 from mechsym import MechsymError, reference  # noqa: E402
-from mechsym.cpus import Cpu, Topology, read_topology  # noqa: E402
+from mechsym.cpus import read_topology  # noqa: E402
 from mechsym.experiments import falsesharing as exp  # noqa: E402
 from mechsym.experiments.falsesharing import sweep as sweep_mod  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
+from synthetic import topology  # noqa: E402
 
-TWO = Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)), "fake")
-SMT = Topology(tuple(Cpu(i, i % 2, 0) for i in range(4)), "fake")
-ONE = Topology((Cpu(0, 0, 0),), "fake")
+TWO = topology()
+SMT = topology(2, smt=True)
+ONE = topology(1)
 
 
 # ---------------------------------------------------------------- sweep
@@ -181,7 +182,6 @@ def test_scaling_table_ratios():
 
 # ---------------------------------------------------------------- end to end
 
-@pytest.mark.own_lock
 def test_smoke_run_through_the_cli(smoke_store):
     stored = smoke_store("falsesharing")   # `mechsym run falsesharing --preset smoke`, once per test run
     meta = json.loads(next(stored.rglob("*.json")).read_text())

@@ -44,7 +44,7 @@ mechsym_make=false
     return path
 
 
-@pytest.mark.kernel  # the hosts run kernels: serial, under the kernel lock
+@pytest.mark.kernel
 def test_two_machines_on_one_box_are_imported_apart_and_a_host_without_javac_fails_alone(tmp_path):
     store, out = tmp_path / "store", tmp_path / "out"
     env = {k: v for k, v in os.environ.items() if not k.startswith("MECHSYM_") or k == "MECHSYM_BENCH_LOCK"}

@@ -119,6 +119,7 @@ def test_rows_without_metric_or_value_are_refused():
         harness.shares(pd.DataFrame({"fork": [0]}))
 
 
+@pytest.mark.kernel
 def test_a_kernels_own_rows_give_one_share_per_timed_run():
     from conftest import run_kernel
 

@@ -67,6 +67,7 @@ def test_duplicated_argument_exits_2_with_one_line_naming_it(kernel, tmp_path):
     assert_refused(r, first.split("=", 1)[0])
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
 def test_injected_fault_exits_3_and_prints_nothing(kernel, tmp_path):
     if kernel.fault is None:
@@ -77,6 +78,7 @@ def test_injected_fault_exits_3_and_prints_nothing(kernel, tmp_path):
     assert any("CHECK FAILED" in line for line in r.stderr.splitlines()), r.stderr
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
 def test_smoke_run_exits_0_with_the_agreed_columns(kernel, tmp_path):
     r = run(kernel, tmp_path)

@@ -214,6 +214,7 @@ def test_every_figure_has_a_panel_per_machine():
 
 # ---------------------------------------------------------------- the claims as data
 
+@pytest.mark.kernel
 def test_variants_policies_and_workers_are_the_kernels_own():
     k = bridge.kernel(locks.KERNEL)
     assert {lock for lock, _, _ in locks.VARIANTS.values()} == {str(x) for x in k.locks()}

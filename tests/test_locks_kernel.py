@@ -14,6 +14,8 @@ from mechsym import bridge, launch
 from mechsym.jdk import discover, select
 from mechsym.launch import KernelError
 
+pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
+
 KERNEL = "mechsym.locks.LockContention"
 LOCKS = ["monitor", "reentrant", "atomic", "stamped"]
 run_kernel = functools.partial(_run_kernel, KERNEL)

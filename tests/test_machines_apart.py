@@ -19,6 +19,11 @@ from bs4 import BeautifulSoup
 from conftest import ROOT
 from mechsym import experiments, store
 
+# one worker builds the two-machine store once and renders every notebook over it, the overview first: the verdicts
+# it judges for both machines are then read from the verdict cache by the notebooks after it (the module's fixture
+# would run on each worker it reached, each judging everything again in its own store)
+pytestmark = pytest.mark.xdist_group("machines_apart")
+
 SLOW = "slow-box-10x"
 STORED = ROOT / "data" / "results"
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))

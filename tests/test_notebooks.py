@@ -1,5 +1,5 @@
 """Every notebook executed by papermill over a smoke run of its experiment (in a private results store) and exported
-to HTML; one notebook runs its own smoke sweep."""
+to HTML; one of them (OWN_SWEEP) runs its own smoke sweep instead."""
 
 import shutil
 from pathlib import Path
@@ -56,7 +56,7 @@ def render_and_export(nb, out, preset, artifacts, request, page="smoke"):
     to_html(out, html)
     text = html.read_text()
     assert "data:image/png;base64" in text and "Verdicts" in text
-    # tables read as numbers: no scientific notation, no NaN, no cell cut with '…' (issue 13)
+    # tables read as numbers: no scientific notation, no NaN, no cell cut with '…'
     assert table_problems(text) == [], nb.name
     # the page in headless Chromium, screenshot in tests/artifacts/reports-<notebook>.<page>.png (without Chromium,
     # tests/test_reports.py's browser test skips and says why)
@@ -64,21 +64,22 @@ def render_and_export(nb, out, preset, artifacts, request, page="smoke"):
         check_page(request.getfixturevalue("browser"), html, artifacts, html.stem)
 
 
-@pytest.mark.own_lock
+#: The notebook that runs its own smoke sweep (PRESET="smoke": the sweep in the notebook's kernel, with its progress
+#: bar, stored in the private store, not in data/results) instead of rendering the shared one: the smallest
+#: experiment's. One execution covers both: its page is the render of that run.
+OWN_SWEEP = "12-processor-affinity"
+
+
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_renders_a_smoke_run_and_exports(nb, results_dir, smoke_store, artifacts, tmp_path, request):
     """Every notebook over a store holding one smoke run of its experiment (the sweep runs once per pytest run, for
     every notebook and worker: tests/conftest.py's smoke_store), so the rendering runs beside other tests' kernels.
-    The overview runs nothing itself: it renders at PRESET="smoke" over an empty store."""
+    The overview runs nothing itself: it renders at PRESET="smoke" over an empty store. OWN_SWEEP runs its sweep."""
     name = experiment_of(nb)
+    if nb.stem == OWN_SWEEP:
+        render_and_export(nb, tmp_path / nb.name, "smoke", artifacts, request)
+        assert list(results_dir.rglob("*.json")), f"{nb.stem}: its own smoke sweep stored no run in the private store"
+        return
     if name is not None:
         shutil.copytree(smoke_store(name), results_dir, dirs_exist_ok=True)
     render_and_export(nb, tmp_path / nb.name, "stored" if name else "smoke", artifacts, request)
-
-
-def test_a_notebook_runs_its_own_smoke_sweep(results_dir, artifacts, tmp_path, request):
-    """PRESET="smoke" in a notebook runs the sweep in the notebook's kernel (with its progress bar) and stores it in
-    the private store, not in data/results: the smallest experiment's notebook, end to end."""
-    nb = ROOT / "notebooks" / "12-processor-affinity.ipynb"
-    render_and_export(nb, tmp_path / nb.name, "smoke", artifacts, request, page="own-sweep")
-    assert list(results_dir.rglob("*.json"))

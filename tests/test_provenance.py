@@ -217,6 +217,7 @@ def test_a_changed_loop_marks_runs_stale_and_a_javadoc_edit_does_not(tmp_path):
     assert "stale" in listed() and "STALE" in judged() and "measured with older kernels" in banner()
 
 
+@pytest.mark.kernel
 def test_a_measuring_run_on_a_dirty_tree_is_refused_and_writes_nothing(tmp_path, monkeypatch):
     from mechsym import MechsymError, experiments, sweep
 
@@ -278,7 +279,6 @@ def test_replication_counts_only_other_runs_of_the_same_kernels(tmp_path, monkey
     assert votes("0" * 16) == {None}  # a run of other kernels never votes
 
 
-@pytest.mark.own_lock
 def test_a_notebook_over_a_stale_run_says_so(results_dir, smoke_store, tmp_path):
     from mechsym.reports import execute
 

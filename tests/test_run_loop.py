@@ -23,6 +23,7 @@ def fake(code: str) -> Launch:
     return Launch([sys.executable, "-c", textwrap.dedent(code)], "none")
 
 
+@pytest.mark.kernel
 def test_handshake_answers_each_request_and_keeps_other_stderr():
     k = fake("""
         import sys
@@ -46,6 +47,7 @@ def test_handshake_answers_each_request_and_keeps_other_stderr():
     assert df["value"].tolist() == [10, 20, 30] and len(asked) == 3
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("code, kind", [("sys.exit(2)", "bad-argument"), ("sys.exit(3)", "check-failed"),
                                         ("sys.exit(5)", "crashed")])
 def test_handshake_maps_exit_codes_as_the_plain_path(code, kind):
@@ -58,6 +60,7 @@ def test_handshake_maps_exit_codes_as_the_plain_path(code, kind):
     assert plain.value.kind == kind
 
 
+@pytest.mark.kernel
 def test_a_kernel_waiting_for_an_answer_that_never_comes_times_out():
     k = fake("import sys; print('fake: ask', file=sys.stderr, flush=True); sys.stdin.readline(); " + CSV)
     with pytest.raises(KernelError) as e:
@@ -65,6 +68,7 @@ def test_a_kernel_waiting_for_an_answer_that_never_comes_times_out():
     assert e.value.kind == "timeout"
 
 
+@pytest.mark.kernel
 def test_a_failing_reply_kills_the_kernel():
     k = fake("import sys, time; print('fake: ask', file=sys.stderr, flush=True); sys.stdin.readline(); "
              "time.sleep(60)")
@@ -122,6 +126,7 @@ def run_python_cells(monkeypatch, code: str) -> None:
     monkeypatch.setattr(sweep, "native_command", native)
 
 
+@pytest.mark.kernel
 def test_execute_runs_the_hooks_in_order_and_stores_their_rows(results_dir, monkeypatch):
     events = []
     m = module(events)
@@ -136,6 +141,7 @@ def test_execute_runs_the_hooks_in_order_and_stores_their_rows(results_dir, monk
     assert store.runs("fake", "all")[0]["status"] == "complete"
 
 
+@pytest.mark.kernel
 def test_ctrl_c_in_a_hook_leaves_the_session_and_keeps_what_finished(results_dir, monkeypatch):
     events = []
     m = module(events, fail_at=3)

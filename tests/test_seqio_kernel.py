@@ -8,6 +8,8 @@ from conftest import java_kernel, without_jit_gc
 from mechsym import bridge, classpath, launch
 from mechsym.jdk import discover
 
+pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
+
 KERNEL = "mechsym.io.SequentialIo"
 METHODS = ["random-access-file", "buffered-stream", "channel-heap", "channel-direct", "mapped"]
 POST_METHODS = ["random-access-file", "buffered-stream", "channel-heap", "mapped"]  # the post's cases, its order

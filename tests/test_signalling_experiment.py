@@ -14,28 +14,20 @@ matplotlib.use("Agg")
 
 from conftest import ROOT, java_kernel  # noqa: E402
 from mechsym import MechsymError, bridge, reference, sweep  # noqa: E402
-from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import signalling as exp  # noqa: E402
 from mechsym.experiments.signalling import sweep as sweep_mod  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, for_notebook  # noqa: E402
+from synthetic import topology  # noqa: E402
 
 NB_CV, NB_ITL = exp.NOTEBOOKS
 
 
 # ---------------------------------------------------------------- sweep
 
-def fake_topo(smt=False, one=False):
-    if one:
-        return Topology((Cpu(0, 0, 0),), "fake")
-    if smt:
-        return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0), Cpu(2, 0, 0), Cpu(3, 1, 0)), "fake")
-    return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)), "fake")
-
-
 def test_cells_cover_placements_and_mark_missing_smt():
     jdks = list(discover())
-    cs = exp.cells("standard", fake_topo(), jdks)
+    cs = exp.cells("standard", topology(), jdks)
     smt = [c for c in cs if c.labels["placement"] == "smt"]
     assert smt and all(c.unavailable and "SMT" in c.unavailable for c in smt)
     ok = [c for c in cs if not c.unavailable]
@@ -55,7 +47,7 @@ def test_post_protocol_cells_are_the_posts_own_runs():
     """One cold run per JVM, busy spin, whole runs timed: the cells the posts ran (lock pinned and unpinned, busy
     spin pinned in Java and C), with the same exchanges per run as the lab's cells."""
     jdks = list(discover())
-    cs = exp.cells("standard", fake_topo(), jdks)
+    cs = exp.cells("standard", topology(), jdks)
     post = [c for c in cs if c.params["protocol"] == "post"]
     assert {(c.variant, c.labels["placement"]) for c in post} == set(sweep_mod.POST_CELLS)
     assert len(post) == 3 * len(jdks) + 1
@@ -66,30 +58,30 @@ def test_post_protocol_cells_are_the_posts_own_runs():
                    == (c.variant, c.jdk, c.labels["placement"]))
         assert lab.params["iterations"] == c.params["iterations"]
     with pytest.raises(MechsymError, match="protocol 'post' for volatile-yield cross-core"):
-        exp.cell_for("volatile-yield", "cross-core", "smoke", fake_topo(), jdks[0], protocol="post")
+        exp.cell_for("volatile-yield", "cross-core", "smoke", topology(), jdks[0], protocol="post")
 
 
 def test_smt_placement_used_when_the_machine_has_it_and_one_cpu_has_no_pairs():
-    cs = exp.cells("standard", fake_topo(smt=True), list(discover())[:1])
+    cs = exp.cells("standard", topology(smt=True), list(discover())[:1])
     smt = [c for c in cs if c.labels["placement"] == "smt"]
     assert smt and not any(c.unavailable for c in smt) and {c.params["pin"] for c in smt} == {"0,2"}
-    one = exp.cells("smoke", fake_topo(one=True), list(discover())[:1])
+    one = exp.cells("smoke", topology(1), list(discover())[:1])
     assert all(c.unavailable for c in one if c.labels["placement"] in ("cross-core", "smt"))
     assert not any(c.unavailable for c in one if c.labels["placement"] in ("same-cpu", "unpinned"))
 
 
 def test_unknown_placement_variant_and_preset_are_one_line_errors():
     with pytest.raises(MechsymError, match="placement 'diagonal': allowed placements are cross-core, smt"):
-        exp.cell_for("locked", "diagonal", "smoke", fake_topo(), None)
+        exp.cell_for("locked", "diagonal", "smoke", topology(), None)
     with pytest.raises(MechsymError, match="variant 'futex': allowed variants are locked"):
-        exp.cell_for("futex", "unpinned", "smoke", fake_topo(), None)
+        exp.cell_for("futex", "unpinned", "smoke", topology(), None)
     with pytest.raises(MechsymError, match="preset 'huge': allowed presets are smoke"):
-        exp.cells("huge", fake_topo(), [])
+        exp.cells("huge", topology(), [])
 
 
 def test_c_binary_not_built_says_make(tmp_path, monkeypatch):
     monkeypatch.setenv("MECHSYM_ROOT", str(tmp_path))
-    cell = exp.cell_for("c-spin", "unpinned", "smoke", fake_topo(), None)
+    cell = exp.cell_for("c-spin", "unpinned", "smoke", topology(), None)
     with pytest.raises(MechsymError, match="not built.*run `make` first"):
         cell.launch()
 
@@ -100,6 +92,7 @@ def test_presets_and_notebooks():
     assert {c.notebook for c in exp.CLAIMS} == set(exp.NOTEBOOKS)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("kernel", [exp.VARIANTS["locked"][0], exp.VARIANTS["volatile-spin"][0], "c"])
 def test_protocols_are_the_kernels_own(kernel):
     """Python's protocols equal each kernel's (Java through JPype; C from its bad-argument message)."""
@@ -110,6 +103,7 @@ def test_protocols_are_the_kernels_own(kernel):
         assert list(bridge.kernel(kernel).protocols()) == sweep_mod.PROTOCOL_NAMES
 
 
+@pytest.mark.kernel
 def test_wait_modes_are_the_kernels_own():
     """Python's wait modes equal the Java kernel's (through JPype) and the C kernel's (its bad-argument message)."""
     assert list(bridge.kernel(exp.VARIANTS["volatile-spin"][0]).waits()) == sweep_mod.WAITS
@@ -148,7 +142,8 @@ def test_claims_quote_their_post_and_the_posts_numbers_pass(claim):
 
 
 def test_the_posts_numbers_that_old_thresholds_rejected():
-    """Issue 10: '< 50 ns', '>= 20 M/s' and '>= 300x' rejected the posts' own 50.79 ns, 19.69 M/s and 40x."""
+    """Earlier thresholds '< 50 ns', '>= 20 M/s' and '>= 300x' rejected the posts' own 50.79 ns, 19.69 M/s and
+    40x."""
     assert exp.CLAIM["signalling.volatile-under-50ns"].then_value() == pytest.approx(50.79, abs=0.01)
     assert exp.CLAIM["signalling.20-30m-exchanges"].then_value() == pytest.approx(19_688_810)
     assert exp.CLAIM["signalling.lock-1000x-volatile"].then_value() == pytest.approx(40.46)
@@ -339,6 +334,7 @@ def test_bounded_runs_table():
 
 # ---------------------------------------------------------------- end to end
 
+@pytest.mark.kernel
 def test_smoke_sweep_stores_tidy_rows(results_dir):
     """A slice of the smoke sweep end to end (the notebooks run all of it): rows carry placement, pinning, JDK."""
     import types

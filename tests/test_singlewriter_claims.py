@@ -10,7 +10,7 @@ from mechsym import store
 from mechsym.experiments import singlewriter as exp
 from mechsym.experiments.singlewriter.rows import post_mhz
 from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE
-from test_singlewriter import post_like, synthetic
+from test_singlewriter_experiment import post_like, synthetic
 
 
 ONE = ("17",)
@@ -65,6 +65,7 @@ def test_cas_forks_table_pairs_each_forks_time_with_its_failures():
     assert exp.cas_forks_table(df).empty   # no failure counts (runs before the kernel counted them): no table
 
 
+@pytest.mark.kernel
 def test_the_cas_kernel_counts_failed_attempts_zero_for_one_thread():
     rows = run_kernel(exp.sweep.KERNEL, "--method=cas", "--threads=1", "--iterations=20000", "--runs=2",
                       "--warmup-runs=0")

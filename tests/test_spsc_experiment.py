@@ -2,6 +2,8 @@
 intervals exist), the machines kept apart, the port's layout against the post's, and a smoke run stored through the
 CLI. No test asserts a timing number."""
 
+import shutil
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,14 +14,11 @@ from mechsym.cpus import Cpu, Topology, read_topology
 from mechsym.jdk import discover
 from mechsym.sweep import plan
 from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
+from synthetic import topology
 
 exp = experiments.get("spsc")
 MAIN = exp.MAIN_OPTIONS
 POST_TEXT = (ROOT.parent / "shared" / "posts" / exp.POST_FILE)
-
-
-def two_core_topology():
-    return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)), "test cpu")
 
 
 def smt_two_socket_topology():
@@ -52,13 +51,14 @@ def test_every_claim_cites_the_post_and_the_posts_numbers_pass_it():
     assert then["spsc.i4-110-120m"] == pytest.approx(100 * 10 / 115)
 
 
+@pytest.mark.kernel
 def test_python_variants_are_the_kernels():
     assert list(bridge.kernel(exp.KERNEL).queues()) == list(exp.QUEUES)
 
 
 def test_standard_cells_on_a_two_core_machine():
     jdks = list(discover())
-    cells = exp.cells("standard", two_core_topology(), jdks)
+    cells = exp.cells("standard", topology(model="test cpu"), jdks)
     runs = [c for c in cells if c.variant != "layout"]
     ok = [c for c in runs if not c.unavailable]
     assert sum(c.variant == "layout" for c in cells) == len(jdks)
@@ -267,6 +267,7 @@ def test_two_machines_stay_apart():
 
 # ---------------------------------------------------------------- the port, and a run through the CLI
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("jdk", discover(), ids=lambda j: f"jdk{j.feature}")
 def test_the_port_lays_out_i1_and_i3_as_the_posts_jol_tables(jdk):
     """What was the verdict spsc.layout-as-post: a check of the lab's port (the post's claim is its measurements)."""
@@ -285,9 +286,8 @@ def test_the_port_lays_out_i1_and_i3_as_the_posts_jol_tables(jdk):
     assert {k: got.get(k) for k in want} == want
 
 
-def test_smoke_run_through_the_cli_is_stored_and_judged(results_dir):
-    r = mechsym("run", "spsc", "--preset", "smoke", "--jdk", str(discover()[0].feature), "--no-progress", timeout=300)
-    assert r.returncode == 0, r.stderr
+def test_smoke_run_through_the_cli_is_stored_and_judged(results_dir, smoke_store):
+    shutil.copytree(smoke_store("spsc"), results_dir, dirs_exist_ok=True)   # `mechsym run spsc --preset smoke`, once
     df = store.load("spsc")
     ok = df[df["status"] == "ok"]
     assert set(ok[ok["variant"] != "layout"]["variant"]) == set(exp.PRESETS["smoke"]["queues"])

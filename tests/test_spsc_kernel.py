@@ -14,6 +14,8 @@ from conftest import assert_refused, java_kernel, run_kernel, without_jit_gc
 from mechsym import bridge
 from mechsym.jdk import discover
 
+pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
+
 KERNEL = "mechsym.spsc.SpscThroughput"
 LAB_HARNESS = "mechsym.spsc.LabHarness"   # the lab harness, called in process
 LAYOUT = "mechsym.spsc.SpscLayout"

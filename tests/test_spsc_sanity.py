@@ -54,6 +54,7 @@ def test_the_kernel_lists_the_post_variants_and_jctools():
     assert {"O1", "O2", "I1", "I2", "I3", "I4", "jctools"} <= set(VARIANTS)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("name", VARIANTS)
 def test_a_new_queue_is_empty(name):
     q = new_queue(name, 8)
@@ -61,6 +62,7 @@ def test_a_new_queue_is_empty(name):
     assert q.poll() is None  # and stays so
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("capacity", CAPACITIES)
 @pytest.mark.parametrize("name", VARIANTS)
 def test_offer_refuses_exactly_at_capacity(name, capacity):
@@ -78,6 +80,7 @@ def test_offer_refuses_exactly_at_capacity(name, capacity):
         assert q.poll() is None
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("capacity", CAPACITIES)
 @pytest.mark.parametrize("name", VARIANTS)
 def test_fifo_across_many_laps_of_the_ring(name, capacity):
@@ -98,6 +101,7 @@ def test_fifo_across_many_laps_of_the_ring(name, capacity):
     assert q.poll() is None
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("name", VARIANTS)
 def test_random_offers_and_polls_behave_like_a_bounded_fifo(name):
     """The same seeded sequence of offers and polls on every variant, each result compared with a model."""
@@ -127,6 +131,7 @@ def test_random_offers_and_polls_behave_like_a_bounded_fifo(name):
     assert isinstance(q, jpype.JClass("mechsym.spsc.SpscQueue"))
 
 
+@pytest.mark.kernel
 def test_only_jctools_refuses_the_smallest_capacity():
     # SpscArrayQueue rounds a capacity below 4 up to 4; the wrapper refuses instead of measuring another size
     assert [name for name in VARIANTS if new_queue_or_refusal(name, 2) is None] == ["jctools"]

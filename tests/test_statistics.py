@@ -93,7 +93,7 @@ def test_coverage_and_false_decisions(kind):
 
 
 def test_the_least_of_three_true_ratios_is_not_called_false():
-    """The issue's case: three ratios truly 1.1 against '>= 1.0': bootstrapping the min said 'does not hold' ~10% of
+    """Three ratios truly 1.1 against '>= 1.0': bootstrapping the min said 'does not hold' ~10% of
     the time; member by member it must almost never."""
     rng = np.random.default_rng(11)
     fails = 0

@@ -369,7 +369,7 @@ def test_machine_id_tells_hosts_apart(tmp_path):
     assert re.fullmatch(r"amd-epyc-2cpu-24g-[0-9a-f]{6}", here) and layout.MACHINE_ID.match(here)
     # the same host on another boot: the clock calibrated 0.002 MHz off, MemTotal 8 KiB less (another kernel build)
     assert fake_host(tmp_path, "a2", mhz=("2596.124", "2596.124"), mem_kb=24684084) == here
-    # the second EPYC of issue 10: same readable part, another clock, so another id
+    # a second EPYC with the same readable part, another clock, so another id
     other = fake_host(tmp_path, "b", mhz=("1996.249", "1996.249"))
     assert other != here and other.rsplit("-", 1)[0] == here.rsplit("-", 1)[0]
     assert fake_host(tmp_path, "c", machine_id="ffff") != here
@@ -493,6 +493,7 @@ def test_the_stored_results_alias_table_matches_its_runs():
         assert machine.machine_label(targets.pop(), root).endswith(": this machine")
 
 
+@pytest.mark.kernel
 def test_a_sweep_refuses_an_unwritable_store_before_measuring(tmp_path, monkeypatch):
     from mechsym import experiments, sweep
 

@@ -13,12 +13,12 @@ import pytest
 matplotlib.use("Agg")
 
 from mechsym import MechsymError, reference, store  # noqa: E402
-from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import writecombining as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE  # noqa: E402
+from synthetic import topology  # noqa: E402
 
-TOPO = Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)), "fake")
+TOPO = topology()
 CLAIMS = [c.id for c in exp.CLAIMS]
 
 
@@ -201,7 +201,6 @@ def test_reference_table_and_figures():
 
 # ---------------------------------------------------------------- end to end
 
-@pytest.mark.own_lock
 def test_smoke_sweep_through_the_cli(results_dir, smoke_store):
     shutil.copytree(smoke_store(exp.NAME), results_dir, dirs_exist_ok=True)   # `mechsym run ... --preset smoke`, once
     df = store.load(exp.NAME, "all", preset="smoke")

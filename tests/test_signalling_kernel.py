@@ -12,6 +12,8 @@ from mechsym import bridge, launch
 from mechsym.cpus import read_topology
 from mechsym.experiments import signalling as exp
 
+pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
+
 LOCKED = "mechsym.signalling.LockedSignalling"
 VOLATILE = "mechsym.signalling.VolatilePingPong"
 C_BIN = ROOT / "build" / "c" / "pingpong"

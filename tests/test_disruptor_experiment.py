@@ -1,5 +1,5 @@
-"""The Disruptor experiment (notebook 17): the kernel's channels and checks, the sweep's cells, the verdicts on
-synthetic rows, and one smoke run through the CLI. No test asserts a timing number."""
+"""The Disruptor experiment (notebook 17): the sweep's cells, the verdicts on synthetic rows, and one smoke run
+through the CLI (the kernel itself: tests/test_disruptor_kernel.py). No test asserts a timing number."""
 
 import shutil
 
@@ -7,44 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import java_kernel
-from mechsym import bridge, launch, reference
+from mechsym import reference
 from mechsym.experiments import disruptor as exp
-from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
-from test_experiment_contract import TOPOLOGIES, fake_topology
+from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE
+from synthetic import TOPOLOGIES, fake_topology
 
 JDK17 = type("J", (), {"feature": "17", "version": "17", "java": "java"})()
-
-
-# ---------------------------------------------------------------- the kernel
-
-def test_channels_are_the_kernels_own():
-    assert list(bridge.kernel(exp.KERNEL).channels()) == list(exp.CHANNELS)
-
-
-def test_a_run_prints_each_run_as_rows(channel="disruptor-blocking"):
-    # every channel runs in the CLI smoke run below; this one checks the rows' shape
-    r = java_kernel(exp.KERNEL, f"--channel={channel}", "--events=3000", "--runs=2", "--warmup-runs=1", "--size=64")
-    assert r.returncode == 0, r.stderr
-    df = launch.parse_csv(r.stdout)
-    assert set(df["channel"]) == {channel} and set(df["pinning"]) == {"none"}
-    assert df.groupby("iteration")["warmup"].first().tolist() == [True, False, False]
-    w = df.pivot_table(index="iteration", columns="metric", values="value")
-    assert np.allclose(w["throughput"], 3000 * 1e9 / w["duration"], rtol=1e-4)
-
-
-@pytest.mark.parametrize("channel", ["abq", "jctools"])
-def test_a_skipped_event_fails_the_run_on_queues_too(channel):
-    r = java_kernel(exp.KERNEL, f"--channel={channel}", "--events=1000", "--runs=1", "--inject=skip")
-    assert r.returncode == 3 and r.stdout == ""
-    assert "CHECK FAILED" in r.stderr and "out of order" in r.stderr
-
-
-def test_post_protocol_warms_nothing_up():
-    r = java_kernel(exp.KERNEL, "--protocol=post", "--warmup-runs=1")
-    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--warmup-runs=1" in r.stderr
-    r = java_kernel(exp.KERNEL, "--size=48")
-    assert r.returncode == 2 and "power of two" in r.stderr
 
 
 # ---------------------------------------------------------------- the sweep
@@ -147,7 +115,6 @@ def test_tables_and_figures_on_synthetic_rows():
 
 # ---------------------------------------------------------------- end to end
 
-@pytest.mark.own_lock
 def test_smoke_run_through_the_cli(results_dir, smoke_store):
     shutil.copytree(smoke_store("disruptor"), results_dir, dirs_exist_ok=True)   # `mechsym run disruptor --preset smoke`
     from mechsym import store

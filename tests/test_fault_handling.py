@@ -1,4 +1,4 @@
-"""Hardening: the faults a hostile tester tried, each ending in one line (or a correct run), a non-zero exit
+"""Fault handling: the faults a hostile tester tried, each ending in one line (or a correct run), a non-zero exit
 where refused, the store as it was, nothing left behind (no process, no scratch). Fake kernels are small Python
 programs; the few real kernels run at their smallest sizes. No test asserts a timing or sleeps to synchronize: signal
 tests poll for the state they need."""
@@ -83,8 +83,9 @@ def snapshot(root: Path) -> dict:
     return {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
-# ---------------------------------------------------------------- 5: timeouts; the kernel never outlives the bench
+# ---------------------------------------------------------------- timeouts; the kernel never outlives the bench
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("value", ["inf", "1e12", "nan", "-1", "0", "abc", "86401", None])
 def test_a_timeout_is_a_finite_number_of_seconds_up_to_a_day(value):
     with pytest.raises(MechsymError, match=r"must be a number of seconds > 0 and at most 86400 \(24 h\)"):
@@ -92,6 +93,7 @@ def test_a_timeout_is_a_finite_number_of_seconds_up_to_a_day(value):
     assert launch.check_timeout("0.05") == 0.05 and launch.check_timeout(86400) == 86400
 
 
+@pytest.mark.kernel
 def test_launch_refuses_an_infinite_timeout_before_starting_anything(tmp_path):
     marker = tmp_path / "started"
     k = fake(f"open({str(marker)!r}, 'w').close(); print('iteration,warmup,metric,value,unit'); print('0,false,m,1,x')")
@@ -106,6 +108,7 @@ def test_run_refuses_timeout_inf_in_one_line(results_dir):
     assert snapshot(results_dir) == {}
 
 
+@pytest.mark.kernel
 def test_a_killed_bench_takes_its_kernel_with_it(tmp_path):
     """SIGKILL cannot be caught: the kernel is started with PR_SET_PDEATHSIG, so the kernel dies with the bench."""
     pidfile = tmp_path / "kernel.pid"
@@ -130,7 +133,7 @@ def test_a_killed_bench_takes_its_kernel_with_it(tmp_path):
                 os.kill(int(pidfile.read_text()), signal.SIGKILL)
 
 
-# ---------------------------------------------------------------- 6: JVM flags as the README writes them
+# ---------------------------------------------------------------- JVM flags as the README writes them
 
 def test_jvm_flags_as_a_separate_word_starting_with_a_dash(results_dir):
     r = mechsym(*SMOKE_ATOMIC, "--jvm-flags", "-XX:+UseParallelGC", "--dry-run")
@@ -149,6 +152,7 @@ def test_a_flag_the_jvm_refuses_is_reported_with_the_jvms_own_reason(results_dir
     assert snapshot(results_dir) == {}
 
 
+@pytest.mark.kernel
 def test_a_kernel_that_says_why_on_stdout_is_quoted():
     k = fake("print('Error occurred during initialization of VM'); print('Too small maximum heap', end=''); "
              "raise SystemExit(1)")
@@ -176,8 +180,9 @@ def test_run_arguments_given_twice_or_unbalanced_are_refused(results_dir, args, 
     one_line(mechsym(*SMOKE_ATOMIC, *args, "--dry-run"), text)
 
 
-# ---------------------------------------------------------------- 8: kernels never report what did not happen
+# ---------------------------------------------------------------- kernels never report what did not happen
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("kernel, args, name", [
     (LOCKS, ("--threads=4", "--iterations=3"), "--iterations=3: at least --threads=4"),
     (LOCKS, ("--threads=2", "--warmup-iterations=1", "--iterations=100"), "--warmup-iterations=1: at least --threads=2"),
@@ -192,6 +197,7 @@ def test_kernels_refuse_what_they_would_not_do(kernel, args, name):
     assert_refused(kernel_process(kernel, *args), name)
 
 
+@pytest.mark.kernel
 def test_lock_contention_with_as_many_iterations_as_threads_counts_every_increment():
     from conftest import run_kernel
 
@@ -199,6 +205,7 @@ def test_lock_contention_with_as_many_iterations_as_threads_counts_every_increme
     assert (df[df["metric"] == "throughput"]["value"] > 0).all()
 
 
+@pytest.mark.kernel
 def test_a_kernel_that_names_itself_is_not_named_twice():
     r = launch.run  # a bad argument as the Java kernels word it
     k = fake("import sys; print('python: bad argument: --x=1: no', file=sys.stderr); raise SystemExit(2)")
@@ -213,7 +220,7 @@ def test_a_kernel_that_names_itself_is_not_named_twice():
     assert str(e2.value) == "Python: bad argument: --x=1: no"
 
 
-# ---------------------------------------------------------------- 9: metadata that is JSON but not a run
+# ---------------------------------------------------------------- metadata that is JSON but not a run
 
 def rows(n=3):
     return pd.DataFrame({"experiment": "demo", "variant": "a", "fork": 0, "iteration": range(n), "warmup": False,
@@ -288,8 +295,9 @@ def test_import_refuses_metadata_the_store_would_refuse(results_dir, tmp_path, m
     assert list(other.iterdir()) == []
 
 
-# ---------------------------------------------------------------- 10: SIGTERM, and scratch of killed runs
+# ---------------------------------------------------------------- SIGTERM, and scratch of killed runs
 
+@pytest.mark.kernel
 def test_sigterm_to_a_run_kills_the_kernel_and_says_so_in_one_line(results_dir):
     p = subprocess.Popen([str(VENV_BIN / "mechsym"), "run", "locks", "--preset", "smoke", "--no-progress"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
@@ -308,6 +316,7 @@ def test_sigterm_to_a_run_kills_the_kernel_and_says_so_in_one_line(results_dir):
     assert all(m["status"] == "interrupted" for m in store.runs("locks", "all", include_incomplete=True))
 
 
+@pytest.mark.kernel
 def test_stale_scratch_of_dead_runs_is_removed_and_live_ones_kept(tmp_path, capsys):
     from mechsym import scratch
 
@@ -355,7 +364,7 @@ def test_a_signal_while_a_run_is_stored_waits_until_it_is(results_dir, monkeypat
     assert [m["run_id"] for m in stored] == [meta["run_id"]] and stored[0]["rows"] == 1
 
 
-# ---------------------------------------------------------------- 11: scratch that cannot be written
+# ---------------------------------------------------------------- scratch that cannot be written
 
 def statvfs(flag=0, bavail=10**9, favail=10**6):
     return os.statvfs_result((4096, 4096, 10**9, bavail, bavail, 10**6, favail, favail, flag, 255))
@@ -449,6 +458,7 @@ def python_cells(monkeypatch):
     monkeypatch.setattr(sweep, "native_command", native)
 
 
+@pytest.mark.kernel
 def test_running_out_of_inodes_mid_run_keeps_the_forks_that_finished(results_dir, python_cells, capsys):
     m, calls = fake_module(2, OSError(errno.ENOSPC, "No space left on device", "/scratch/seqio-1-abcdef/f.dat"))
     with pytest.raises(MechsymError, match=r"fake: stopped at proc fork 3/3: No space left on device: /scratch"):
@@ -458,6 +468,7 @@ def test_running_out_of_inodes_mid_run_keeps_the_forks_that_finished(results_dir
     assert "stopped at proc fork 3/3: kept what finished as" in capsys.readouterr().err
 
 
+@pytest.mark.kernel
 def test_a_bug_in_a_hook_keeps_what_finished_and_is_raised(results_dir, python_cells):
     m, _ = fake_module(1, ZeroDivisionError("division by zero"))
     with pytest.raises(ZeroDivisionError):
@@ -466,8 +477,9 @@ def test_a_bug_in_a_hook_keeps_what_finished_and_is_raised(results_dir, python_c
     assert meta["status"] == "interrupted" and meta["rows"] == 1
 
 
-# ---------------------------------------------------------------- 13: two measurements at once
+# ---------------------------------------------------------------- two measurements at once
 
+@pytest.mark.kernel
 def test_a_run_that_overlaps_another_measurement_says_so(results_dir, python_cells, capsys):
     from mechsym import noise
 
@@ -484,7 +496,7 @@ def test_a_run_that_overlaps_another_measurement_says_so(results_dir, python_cel
     assert meta["noise"]["overlapped"] and meta["noise"]["quiet"] is False
 
 
-# ---------------------------------------------------------------- 14: smaller ones
+# ---------------------------------------------------------------- smaller ones
 
 def test_a_java_with_a_non_numeric_version_is_one_line(tmp_path):
     from mechsym import jdk
@@ -509,6 +521,7 @@ def test_jdk_spec_named_twice_runs_once_and_an_empty_item_is_refused():
         jdk.select(f"{first.feature},")
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("value, shown", [("abc", "'abc'"), ("Infinity", "'inf'"), ("NaN", "'nan'"), ("", "'nan'")])
 def test_kernel_output_that_is_not_a_finite_number_is_bad_output(value, shown):
     out = f"iteration,warmup,metric,value,unit\n0,false,ok,1,x\n1,false,throughput,{value},ops/s\n"
@@ -518,6 +531,7 @@ def test_kernel_output_that_is_not_a_finite_number_is_bad_output(value, shown):
     assert e.value.kind == "bad-output"
 
 
+@pytest.mark.kernel
 def test_kernel_output_that_is_not_utf8_is_bad_output():
     k = fake("import sys; sys.stdout.buffer.write(b'\\xff\\xfe,\\n'); sys.stderr.buffer.write(b'\\xff bad\\n'); "
              "raise SystemExit(1)")
@@ -525,6 +539,7 @@ def test_kernel_output_that_is_not_utf8_is_bad_output():
         launch.run(k, timeout=30)
 
 
+@pytest.mark.kernel
 def test_long_kernel_output_with_a_mixed_column_gives_no_dtype_warning():
     lines = ["x,iteration,warmup,metric,value,unit"]
     lines += [f"{i if i < 200_000 else 's'},0,false,m,1,ns" for i in range(300_000)]
@@ -586,7 +601,7 @@ def test_a_signal_the_caller_ignores_stays_ignored():
 
 
 # ---------------------------------------------------------------- rows: one check for every writer and reader
-# (issue 35: impossible values, incomplete rows, interrupted imports, leftovers, one line for every refusal)
+# (impossible values, incomplete rows, interrupted imports, leftovers, one line for every refusal)
 
 def locks_runs(machine: str = "m1") -> tuple[Path, Path]:
     """Two stored locks runs of `machine` (synthetic rows): the older stays good, the newer is the one a test spoils."""
@@ -695,6 +710,7 @@ def test_show_compare_verdicts_and_bundle_agree_on_an_impossible_run(results_dir
 
 # ---------------------------------------------------------------- a kernel's output that must store nothing
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("stdout, text", [
     ("iteration,warmup,metric,value,unit\n0,false,throughput,1", "output row 1: no unit"),   # half a row, no newline
     ("iteration,warmup,metric,value,unit\n0,false,ns_per_op,1e308,ns/op\n", "value 1e+308 of ns_per_op (ns/op) is "
@@ -819,6 +835,7 @@ def dead_pid() -> int:
     return p.pid
 
 
+@pytest.mark.kernel
 def test_the_affinity_pair_works_under_the_scratch_root_and_stale_ones_go(tmp_path, monkeypatch, capsys):
     from mechsym.experiments.affinity import sweep as affinity
     from mechsym.sweep import Fork
@@ -879,6 +896,7 @@ def test_a_bundle_killed_while_writing_leaves_nothing_after_the_next_bundle(resu
     assert "part of a bundle whose writing was killed" in capsys.readouterr().err
 
 
+@pytest.mark.kernel
 def test_a_refused_run_creates_no_results_folders_and_a_superscript_cpu_is_one_line(tmp_path):
     missing = tmp_path / "a" / "b" / "results"
     r = mechsym("run", "locks", "--preset", "smoke", "--cpus", "\u00b9", "--no-progress",

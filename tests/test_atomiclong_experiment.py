@@ -12,20 +12,16 @@ import pytest
 matplotlib.use("Agg")
 
 from conftest import mechsym  # noqa: E402
-from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import atomiclong as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE  # noqa: E402
-
-
-def topo(n):
-    return Topology(tuple(Cpu(i, i, 0) for i in range(n)), "fake")
+from synthetic import topology  # noqa: E402
 
 
 def test_threads_go_past_the_cpus_and_post_cells_are_the_posts_variants():
     jdks = list(discover())
-    assert exp.thread_counts(topo(2)) == [1, 2, 3, 4] and exp.thread_counts(topo(8)) == list(range(1, 17))
-    cs = exp.cells("standard", topo(2), jdks)
+    assert exp.thread_counts(topology(2)) == [1, 2, 3, 4] and exp.thread_counts(topology(8)) == list(range(1, 17))
+    cs = exp.cells("standard", topology(2), jdks)
     post = [c for c in cs if c.params["protocol"] == "post"]
     assert {c.variant for c in post} == {"atomic-increment", "cas-loop", "xadd", "add", "cas"}
     assert all(c.params["runs"] == 1 and c.params["warmup-runs"] == 0 for c in post)
@@ -126,6 +122,7 @@ def test_reference_names_the_images_and_feeds_its_own_claim():
     assert not exp.reference_table(ref).empty
 
 
+@pytest.mark.kernel
 def test_smoke_sweep_through_the_cli(results_dir):
     """A slice of the smoke sweep, end to end through `mechsym run`: rows are stored with the cells' columns."""
     p = mechsym("run", "atomiclong", "--preset", "smoke", "--only", "variant=cas-loop,cas;threads=2")

@@ -1,7 +1,6 @@
-"""The smart-batching experiment (notebook 11): its kernel (both modes deliver every message exactly once, the
-fault fails every time, the post protocol's shape), its cells, claims and verdicts on synthetic rows, tables and
-figures, and a smoke sweep through the CLI. No test asserts a timing."""
-
+"""The smart-batching experiment (notebook 11): its cells, claims and verdicts on synthetic rows, tables and
+figures, the smoke sweep through the CLI, and the modes the kernel declares (the kernel itself:
+tests/test_batching_kernel.py). No test asserts a timing."""
 
 import matplotlib
 import pandas as pd
@@ -9,65 +8,17 @@ import pytest
 
 matplotlib.use("Agg")
 
-from conftest import assert_refused, kernel_process, run_kernel  # noqa: E402
 from mechsym import reference  # noqa: E402
-from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import batching as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
-
-KERNEL = exp.sweep.KERNEL
-SMALL = ("--burst=4", "--bursts=3", "--interval-us=1000", "--runs=2", "--warmup-runs=1")
-
-
-def value(rows, metric, iteration=None):
-    m = rows[(rows["metric"] == metric) & ~rows["warmup"]]
-    return list(m["value"]) if iteration is None else float(m[m["iteration"] == iteration]["value"].iloc[0])
-
-
-# ---------------------------------------------------------------- kernel
-
-@pytest.mark.parametrize("mode", exp.MODES)
-def test_every_message_is_written_once(mode):
-    """The kernel's own check passed: every run carried 12 messages; serial in 12 packets, batching in at most 12;
-    the warm-up run is marked."""
-    rows = run_kernel(KERNEL, f"--mode={mode}", *SMALL)
-    assert value(rows, "messages") == [12, 12]
-    packets = value(rows, "packets")
-    assert packets == [12, 12] if mode == "serial" else all(1 <= p <= 12 for p in packets)
-    assert set(rows["mode"]) == {mode} and rows["warmup"].sum() == len(rows) / 3
-    best, mean, worst = (value(rows, m) for m in ("latency_best", "latency_mean", "latency_worst"))
-    assert all(b <= m <= w for b, m, w in zip(best, mean, worst))
-
-
-@pytest.mark.parametrize("mode", exp.MODES)
-@pytest.mark.parametrize("protocol", ["lab", "post"])
-def test_a_dropped_message_fails_the_run(mode, protocol):
-    bursts = "--bursts=1" if protocol == "post" else "--bursts=3"
-    r = kernel_process(KERNEL, f"--mode={mode}", f"--protocol={protocol}", "--burst=3", bursts, "--runs=1",
-                       "--warmup-runs=0", "--inject=drop-one")
-    assert r.returncode == 3 and r.stdout == "", r.stderr
-    assert "CHECK FAILED" in r.stderr and len(r.stderr.splitlines()) == 1
-
-
-def test_the_post_protocol_is_one_burst_per_run():
-    assert_refused(kernel_process(KERNEL, "--protocol=post", "--bursts=2"), "--bursts")
-    rows = run_kernel(KERNEL, "--protocol=post", "--mode=batching", "--burst=5", "--warmup-runs=2")
-    assert value(rows, "messages") == [5] and rows["warmup"].sum() == 2 * len(rows) / 3
-
-
-def test_a_message_larger_than_the_packet_is_refused():
-    assert_refused(kernel_process(KERNEL, "--packet-bytes=100", "--message-bytes=200"), "--message-bytes")
+from synthetic import topology  # noqa: E402
 
 
 # ---------------------------------------------------------------- cells
 
-def topo():
-    return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)))
-
-
 def test_standard_cells_run_every_judged_cell_in_five_forks_or_more():
-    cells = exp.cells("standard", topo(), discover())
+    cells = exp.cells("standard", topology(), discover())
     assert all(c.forks >= 5 for c in cells)
     groups = {(c.labels["group"], c.variant, c.params["protocol"]) for c in cells}
     assert {("table", m, p) for m in exp.MODES for p in ("post", "lab")} <= groups
@@ -145,7 +96,6 @@ def test_tables_and_figures_read_synthetic_rows():
 
 # ---------------------------------------------------------------- end to end
 
-@pytest.mark.own_lock
 def test_smoke_sweep_through_the_cli(smoke_store):
     df = pd.read_csv(next(smoke_store("batching").rglob("*.csv")))   # `mechsym run batching --preset smoke`, once
     ok = df[df["status"] == "ok"]
@@ -154,6 +104,7 @@ def test_smoke_sweep_through_the_cli(smoke_store):
     assert len(exp.verdicts(df)) == 7   # packets per burst judged once, over every burst of a fork
 
 
+@pytest.mark.kernel
 def test_the_modes_are_the_kernels_own_through_jpype():
     from mechsym import bridge
     from mechsym.experiments.batching import sweep

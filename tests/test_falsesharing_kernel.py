@@ -11,6 +11,8 @@ from mechsym.cpus import read_topology
 from mechsym.experiments import falsesharing as exp
 from mechsym.jdk import discover
 
+pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
+
 KERNEL = "mechsym.falsesharing.FalseSharing"
 LAYOUT = "mechsym.falsesharing.CounterLayout"
 CONTENDED = ("-XX:-RestrictContended",)

@@ -1,7 +1,6 @@
-"""The bidding experiment (notebook 15): its kernel (every container, both protocols, the checks and their fault),
-its sweep cells, claims and verdicts on synthetic rows, tables and figures, and a smoke sweep end to end through the
-CLI. No test asserts a timing."""
-
+"""The bidding experiment (notebook 15): its sweep cells, claims and verdicts on synthetic rows, tables and figures,
+and a smoke sweep end to end through the CLI (the kernel itself: tests/test_bidding_kernel.py). No test asserts a
+timing."""
 
 import matplotlib
 import numpy as np
@@ -10,81 +9,18 @@ import pytest
 
 matplotlib.use("Agg")
 
-from conftest import JIT_GC, assert_refused, kernel_process, run_kernel  # noqa: E402
-from mechsym import MechsymError, bridge, reference  # noqa: E402
-from mechsym.cpus import Cpu, Topology  # noqa: E402
+from mechsym import MechsymError, reference  # noqa: E402
 from mechsym.experiments import bidding as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
-
-KERNEL = exp.sweep.KERNEL
-SMALL = ("--clients=3", "--bids-per-item=40")
-
-
-# ---------------------------------------------------------------- kernel
-
-@pytest.mark.parametrize("container", list(exp.CONTAINERS))
-def test_every_container_passes_its_checks_under_both_protocols(container):
-    """lab: warm-ups marked, then measured simulations per item count; post: one simulation per item count."""
-    for protocol, runs in (("lab", ("--runs=2", "--warmup-runs=1")), ("post", ())):
-        rows = run_kernel(KERNEL, f"--container={container}", *SMALL, "--items=1,3", f"--protocol={protocol}", *runs)
-        bids = rows[rows["metric"] == "bids"]
-        per_count = 3 if protocol == "lab" else 1
-        assert list(bids["items"]) == [1] * per_count + [3] * per_count
-        assert list(bids["value"]) == [3 * 40 * 1] * per_count + [3 * 40 * 3] * per_count
-        assert list(bids["warmup"].astype(str).str.lower()) == (["true", "false", "false"] * 2 if protocol == "lab"
-                                                                else ["false", "false"])
-        jitter = rows.loc[rows["metric"] == "jitter", "value"]
-        assert (jitter >= 0).all() and (rows.loc[rows["metric"] == "bids_per_s", "value"] > 0).all()
-        assert set(rows["metric"]) == {"duration", "bids", "bids_per_s", "jitter", "gc_events", "gc_pause_ms"} | JIT_GC
-        same = rows.pivot_table(index="iteration", columns="metric", values="value")   # the older names, same figures
-        assert (same["gc_events"] == same["gc_count"]).all() and (same["gc_pause_ms"] == same["gc_ms"]).all()
-
-
-def test_one_client_has_no_jitter():
-    rows = run_kernel(KERNEL, "--clients=1", "--items=2", "--bids-per-item=20", "--runs=1", "--warmup-runs=0")
-    assert list(rows.loc[rows["metric"] == "jitter", "value"]) == [0]
-
-
-@pytest.mark.parametrize("container,protocol", [("mutex-priority-queue", "lab"), ("rw-lock-list", "post"),
-                                                ("cas-linked-queue", "lab"), ("cas-linked-queue", "post")])
-def test_a_dropped_bid_fails_every_time(container, protocol):
-    """The fault is in the client's bidding, before any container: each container and protocol fails, no number."""
-    runs = ("--runs=2", "--warmup-runs=1") if protocol == "lab" else ()
-    r = kernel_process(KERNEL, f"--container={container}", *SMALL, "--items=2,3", f"--protocol={protocol}", *runs,
-                       "--inject=drop-bid")
-    assert r.returncode == 3 and r.stdout == "", r.stderr
-    assert "CHECK FAILED" in r.stderr and "bid keeper" in r.stderr and len(r.stderr.splitlines()) == 1
-
-
-@pytest.mark.parametrize("args,name", [
-    (("--items=0",), "--items"),
-    (("--items=2,x",), "--items"),
-    (("--container=skiplist",), "--container"),
-    (("--protocol=post", "--runs=3"), "--runs"),
-    (("--clients=1024", "--items=100000"), "--clients"),     # more bids than a simulation may hold
-    (("--gc-between-runs=maybe",), "--gc-between-runs"),
-])
-def test_bad_arguments_are_refused_with_one_line(args, name):
-    assert_refused(kernel_process(KERNEL, *args), name)
-
-
-def test_in_process_through_jpype():
-    k = bridge.kernel(KERNEL)
-    assert list(k.containers()) == list(exp.CONTAINERS)
-    meta = bridge.metadata(KERNEL)
-    assert meta["container"] == "cas-linked-queue" and meta["map-capacity"] == "16" and meta["bids-per-item"] == "1000"
+from synthetic import topology  # noqa: E402
 
 
 # ---------------------------------------------------------------- sweep
 
-def topo(n=2):
-    return Topology(tuple(Cpu(i, i, 0) for i in range(n)), "fake")
-
-
 def test_standard_cells_judge_at_the_cores_with_five_forks():
     jdks = list(discover())
-    cs = exp.cells("standard", topo(), jdks)
+    cs = exp.cells("standard", topology(), jdks)
     keys = [(c.variant, c.jdk, c.params["protocol"], c.params["clients"], c.params["items"], c.params["map-capacity"],
              c.labels["gc"]) for c in cs]
     assert len(set(keys)) == len(cs)
@@ -95,16 +31,16 @@ def test_standard_cells_judge_at_the_cores_with_five_forks():
     assert all(str(exp.PRESETS["standard"]["items"]) in c.params["items"].split(",") for c in post)
     assert all((c.flags == exp.GC_ISOLATED) == (c.labels["gc"] == "isolated") for c in cs)
     assert {c.params["map-capacity"] for c in cs if c.variant == "cas-linked-queue"} == set(exp.CAPACITIES)
-    assert exp.clients_for("full", topo()) == [1, 2, 3, 4, 6, 8, 12, 16, 24, 32]
+    assert exp.clients_for("full", topology()) == [1, 2, 3, 4, 6, 8, 12, 16, 24, 32]
     assert exp.PRESETS["full"]["post_items"] == list(range(1, 101))
 
 
 def test_cell_refuses_unknown_names():
     jdk = list(discover())[0]
     with pytest.raises(MechsymError, match="allowed containers"):
-        exp.cell_for("skiplist", 2, "smoke", topo(), jdk)
+        exp.cell_for("skiplist", 2, "smoke", topology(), jdk)
     with pytest.raises(MechsymError, match="allowed are"):
-        exp.cell_for("rw-lock-list", 2, "smoke", topo(), jdk, gc="zgc")
+        exp.cell_for("rw-lock-list", 2, "smoke", topology(), jdk, gc="zgc")
 
 
 # ---------------------------------------------------------------- claims and verdicts on synthetic rows
@@ -197,7 +133,6 @@ def test_tables_and_figures_render_numbers():
 
 # ---------------------------------------------------------------- end to end
 
-@pytest.mark.own_lock
 def test_smoke_sweep_through_the_cli(smoke_store):
     df = pd.read_csv(next(smoke_store("bidding").rglob("*.csv")))   # `mechsym run bidding --preset smoke`, once
     ok = df[df["status"] == "ok"]

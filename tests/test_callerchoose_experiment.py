@@ -1,7 +1,6 @@
-"""The let-the-caller-choose experiment (notebook 16): its kernel (every method checks its checksum, the fault fails),
-its cells, claims and verdicts on synthetic rows, tables and figures, and a smoke sweep through the CLI. No test
-asserts a timing."""
-
+"""The let-the-caller-choose experiment (notebook 16): its cells, claims and verdicts on synthetic rows, tables
+and figures, a smoke sweep through the CLI, and the methods the kernel declares (the kernel itself:
+tests/test_callerchoose_kernel.py). No test asserts a timing."""
 
 import matplotlib
 import pandas as pd
@@ -9,34 +8,15 @@ import pytest
 
 matplotlib.use("Agg")
 
-from conftest import kernel_process, run_kernel  # noqa: E402
-from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import callerchoose as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE  # noqa: E402
-
-KERNEL = exp.sweep.KERNEL
-
-
-@pytest.mark.parametrize("method", exp.METHODS)
-def test_every_method_passes_its_checksum_and_reports_what_it_allocated(method):
-    rows = run_kernel(KERNEL, f"--method={method}", "--words=50", "--ops=2000", "--runs=2", "--warmup-runs=1")
-    measured = rows[~rows["warmup"]]
-    assert len(measured[measured["metric"] == "ns_per_op"]) == 2 and rows["warmup"].any()
-    assert (measured.loc[measured["metric"] == "alloc_bytes_per_op", "value"] > 0).all()
-    assert set(rows.loc[rows["metric"] == "result_array_bytes", "value"]) == {16 + 4 * 50}
-    assert (rows.loc[rows["metric"] == "young_gen_bytes", "value"] > 0).all()
-
-
-@pytest.mark.parametrize("method", exp.METHODS)
-def test_a_wrong_checksum_fails_every_method(method):
-    r = kernel_process(KERNEL, f"--method={method}", "--ops=100", "--runs=1", "--warmup-runs=0", "--inject=checksum")
-    assert r.returncode == 3 and r.stdout == "" and "CHECK FAILED" in r.stderr
+from synthetic import topology  # noqa: E402
 
 
 def test_standard_cells_give_the_large_input_an_array_larger_than_the_young_generation():
     jdks = discover()
-    cells = exp.cells("standard", Topology((Cpu(0, 0, 0), Cpu(1, 1, 0))), jdks)
+    cells = exp.cells("standard", topology(), jdks)
     per_jdk = len(exp.METHODS) * len(exp.SIZES) * len(exp.COLLECTORS)
     assert len(cells) == per_jdk * len(jdks) and all(c.forks >= 5 for c in cells)
     assert {c.jdk.feature for c in cells} == {j.feature for j in jdks}
@@ -78,7 +58,6 @@ def test_tables_and_figures_read_synthetic_rows():
         assert fig.axes
 
 
-@pytest.mark.own_lock
 def test_smoke_sweep_through_the_cli(smoke_store):
     df = pd.read_csv(next(smoke_store("callerchoose").rglob("*.csv")))   # `mechsym run callerchoose --preset smoke`
     ok = df[df["status"] == "ok"]
@@ -86,6 +65,7 @@ def test_smoke_sweep_through_the_cli(smoke_store):
     assert len(exp.verdicts(df)) == 3 * 2
 
 
+@pytest.mark.kernel
 def test_the_methods_are_the_kernels_own_through_jpype():
     from mechsym import bridge
     from mechsym.experiments.callerchoose import sweep

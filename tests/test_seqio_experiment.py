@@ -73,6 +73,7 @@ def test_refuses_to_start_without_space(scratch):
     assert "not enough free space" in str(e.value) and "\n" not in str(e.value)
 
 
+@pytest.mark.kernel
 def test_cli_refuses_in_one_line_and_writes_nothing(scratch, results_dir):
     r = mechsym("run", "seqio", "--preset", "smoke", "--no-progress", env={"MECHSYM_SEQIO_SIZE": "100T"})
     assert r.returncode == 2
@@ -114,6 +115,7 @@ def test_preallocate_writes_zero_pages(scratch):
         shared_scratch.preallocate(f, 4096)
 
 
+@pytest.mark.kernel
 def test_dd_source_is_the_kernels_data(tmp_path):
     f = tmp_path / "src.dat"
     seqio.write_pattern(f, 300 * 4096, seed=7)
@@ -131,6 +133,7 @@ def test_dd_failure_is_a_kernel_error(scratch):
 
 # ---------------------------------------------------------------- cells
 
+@pytest.mark.kernel
 def test_python_methods_and_protocols_are_the_kernels():
     k = bridge.kernel(seqio.KERNEL)
     assert seqio.KERNEL_METHODS == [str(m) for m in k.methods()]
@@ -184,11 +187,13 @@ def test_size_env_larger_than_ram_is_a_real_file_regime(monkeypatch):
     assert seqio.regimes("standard") == [("page-cache", 409_600_000, False), ("evicted", 204_800_000, False)]
 
 
+@pytest.mark.kernel
 def test_threads_override_is_refused(scratch, results_dir):
     with pytest.raises(MechsymError, match="no thread-count parameter"):
         sweep.execute(seqio, "smoke", progress=False, threads="1,2")
 
 
+@pytest.mark.kernel
 def test_dry_run_names_every_cell_and_runs_nothing(scratch, results_dir):
     r = mechsym("run", "seqio", "--preset", "smoke", "--dry-run")
     assert r.returncode == 0, r.stderr
@@ -199,6 +204,7 @@ def test_dry_run_names_every_cell_and_runs_nothing(scratch, results_dir):
 
 # ---------------------------------------------------------------- the run loop with seqio's hooks
 
+@pytest.mark.kernel
 def test_smoke_run_is_stored_with_the_sweep_columns(smoke_run):
     meta, root = smoke_run
     assert meta["status"] == "complete" and not meta["failures"]
@@ -219,6 +225,7 @@ def test_smoke_run_is_stored_with_the_sweep_columns(smoke_run):
     assert any(c.startswith("LC_ALL=C dd ") for c in meta["commands"])
 
 
+@pytest.mark.kernel
 def test_eviction_is_verified_to_zero_resident(smoke_run):
     """Every Java fork of the evicted regime asked before each phase, and mincore found nothing left."""
     df = smoke_run[0]["frame"]
@@ -231,11 +238,13 @@ def test_eviction_is_verified_to_zero_resident(smoke_run):
     assert (res["status"] == "ok").all()
 
 
+@pytest.mark.kernel
 def test_scratch_is_gone_after_a_run(smoke_run):
     _, root = smoke_run
     assert not (root / "scratch").exists() or not list((root / "scratch").iterdir())
 
 
+@pytest.mark.kernel
 def test_notebook_functions_on_smoke_results(smoke_run):
     df = smoke_run[0]["frame"].copy()
     df["machine"] = "test"
@@ -252,6 +261,7 @@ def test_notebook_functions_on_smoke_results(smoke_run):
     assert all(v.outcome in OUTCOMES for v in vs)
 
 
+@pytest.mark.kernel
 def test_ctrl_c_removes_the_scratch_file_and_stores_an_interrupted_run(scratch, results_dir, monkeypatch):
     seen = []
     real = sweep.run
@@ -271,6 +281,7 @@ def test_ctrl_c_removes_the_scratch_file_and_stores_an_interrupted_run(scratch, 
     assert store.load("seqio").empty  # notebooks ignore it
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
 def test_a_signal_to_the_cli_removes_the_scratch_file(scratch, results_dir, sig):
     env = {**os.environ, "MECHSYM_SEQIO_SIZE": "256M"}
@@ -320,7 +331,7 @@ def test_quotes_are_the_posts_words():
 
 # ---------------------------------------------------------------- verdicts on synthetic forks
 
-# (regime, direction) -> method -> MB/s, shaped like this lab's lab-kernel runs and the listing's (issue 11)
+# (regime, direction) -> method -> MB/s, shaped like this lab's lab-kernel runs and the listing's
 LAB = {("page-cache", "write"): {"random-access-file": 440, "buffered-stream": 70, "channel-heap": 575, "mapped": 840},
        ("page-cache", "read"): {"random-access-file": 1700, "buffered-stream": 76, "channel-heap": 1840, "mapped": 2150},
        ("evicted", "write"): {"random-access-file": 335, "buffered-stream": 69, "channel-heap": 448, "mapped": 731},

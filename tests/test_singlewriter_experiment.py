@@ -1,7 +1,6 @@
-"""The single-writer experiment (notebook 10): its kernels (Java and C, every method, both protocols, the check and
-its fault), its sweep cells, claims and verdicts on synthetic rows, tables and figures, and a smoke sweep end to
-end through the CLI. No test asserts a timing."""
-
+"""The single-writer experiment (notebook 10): its sweep cells, claims and verdicts on synthetic rows, tables and
+figures, and a smoke sweep end to end through the CLI (the kernels themselves: tests/test_singlewriter_kernel.py).
+No test asserts a timing."""
 
 import matplotlib
 import numpy as np
@@ -10,91 +9,18 @@ import pytest
 
 matplotlib.use("Agg")
 
-from conftest import ROOT, assert_refused, kernel_process, run_kernel  # noqa: E402
-from mechsym import MechsymError, bridge, reference  # noqa: E402
-from mechsym.cpus import Cpu, Topology  # noqa: E402
+from mechsym import MechsymError, reference  # noqa: E402
 from mechsym.experiments import singlewriter as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
-
-JAVA, C = exp.sweep.KERNEL, "c:" + exp.sweep.C_BINARY
-KERNELS = [(JAVA, m) for m in exp.JAVA_METHODS] + [(C, m) for m in exp.C_METHODS]
-IDS = [f"{k.rsplit('.', 1)[-1].removeprefix('c:')}-{m}" for k, m in KERNELS]
-
-
-def threads_for(method):
-    return 2 if method in ("cas", "lock") else 1
-
-
-# ---------------------------------------------------------------- kernels
-
-@pytest.mark.parametrize("kernel,method", KERNELS, ids=IDS)
-@pytest.mark.parametrize("protocol", ["lab", "post"])
-def test_every_method_counts_every_increment(kernel, method, protocol):
-    """The kernel's own check (counter == threads x share) passed: one row per run and metric, warm-ups marked."""
-    warm = "1" if protocol == "lab" else "0"
-    rows = run_kernel(kernel, f"--method={method}", f"--threads={threads_for(method)}", "--iterations=20000",
-                      "--runs=2", f"--warmup-runs={warm}", f"--protocol={protocol}")
-    ns = rows[rows["metric"] == "ns_per_op"]
-    assert len(ns) == 2 + int(warm) and (ns["value"] >= 0).all()
-    assert list(ns["warmup"].astype(str).str.lower()) == ["true"] * int(warm) + ["false", "false"]
-    assert set(rows.loc[rows["metric"] == "increments", "value"]) == {20000}
-
-
-@pytest.mark.parametrize("kernel,method", KERNELS, ids=IDS)
-@pytest.mark.parametrize("threads", [1, 2])
-def test_lost_increment_fails_every_method_every_time(kernel, method, threads):
-    if threads == 2 and method not in ("cas", "lock"):
-        pytest.skip("one thread only")
-    for protocol in ("lab", "post"):
-        r = kernel_process(kernel, f"--method={method}", f"--threads={threads}", "--iterations=10000", "--runs=2",
-                           "--warmup-runs=0", f"--protocol={protocol}", "--inject=lose-one")
-        assert r.returncode == 3 and r.stdout == "", r.stderr
-        assert "CHECK FAILED" in r.stderr and len(r.stderr.splitlines()) == 1
-
-
-@pytest.mark.parametrize("kernel", [JAVA, C], ids=["java", "c"])
-@pytest.mark.parametrize("args,name", [
-    (("--method=plain", "--threads=2"), "--threads"),        # two writers would lose updates
-    (("--method=cas", "--threads=2", "--iterations=1001"), "--iterations"),   # not a multiple of the threads
-    (("--protocol=post", "--warmup-runs=1"), "--warmup-runs"),                 # the post warms nothing up
-    (("--method=nope",), "--method"),
-    (("--method=lock", "--threads=2", "--pin=0"), "--pin"),                     # one CPU per thread
-])
-def test_bad_arguments_are_refused_with_one_line(kernel, args, name):
-    size = [] if any(a.startswith("--iterations=") for a in args) else ["--iterations=1000"]
-    assert_refused(kernel_process(kernel, *size, *args), name)
-
-
-def test_pinned_two_threads_say_so():
-    for kernel in (JAVA, C):
-        rows = run_kernel(kernel, "--method=lock", "--threads=2", "--iterations=2000", "--runs=1",
-                          "--warmup-runs=0", "--pin=0,0")
-        assert set(rows["pinning"]) == {"thread"}
-
-
-def test_in_process_through_jpype():
-    k = bridge.kernel(JAVA)
-    assert list(k.methods()) == exp.JAVA_METHODS and list(k.protocols()) == exp.sweep.PROTOCOL_NAMES
-    meta = bridge.metadata(JAVA)
-    assert meta["method"] == "plain" and meta["protocol"] == "lab" and meta["threads"] == "1"
-
-
-def test_c_methods_match_the_sweep():
-    text = (ROOT / "c-src" / "single_writer.c").read_text()
-    for m in exp.C_METHODS:
-        assert f'"{m}"' in text
+from synthetic import topology  # noqa: E402
 
 
 # ---------------------------------------------------------------- sweep
 
-def topo(n=2):
-    return Topology(tuple(Cpu(i, i, 0) for i in range(n)), "fake")
-
-
 def test_cells_per_runtime_with_post_cells_and_folding_check():
     jdks = list(discover())
-    cs = exp.cells("standard", topo(), jdks)
+    cs = exp.cells("standard", topology(), jdks)
     assert len({(c.variant, c.jdk, c.params["threads"], c.params["protocol"], c.labels["scale"]) for c in cs}) \
         == len(cs)
     runtimes = len(jdks) + 1
@@ -104,12 +30,12 @@ def test_cells_per_runtime_with_post_cells_and_folding_check():
     two = [c for c in cs if c.params["threads"] == 2]
     assert two and all(c.params["pin"] == "0,1" and c.variant in ("cas", "lock") for c in two)
     assert all(c.forks >= 5 for c in cs)
-    full = exp.cells("full", topo(), jdks)
+    full = exp.cells("full", topology(), jdks)
     assert {c.params["iterations"] for c in full if c.labels["scale"] == "1x"} == {500_000_000}
 
 
 def test_two_threads_unavailable_on_one_cpu_with_reason():
-    cs = exp.cells("smoke", topo(1), list(discover())[:1])
+    cs = exp.cells("smoke", topology(1), list(discover())[:1])
     two = [c for c in cs if c.params["threads"] == 2]
     assert two and all(c.unavailable and "two cores" in c.unavailable for c in two)
     assert not any(c.unavailable for c in cs if c.params["threads"] == 1)
@@ -117,9 +43,9 @@ def test_two_threads_unavailable_on_one_cpu_with_reason():
 
 def test_cell_refuses_unknown_method_and_two_threads_plain():
     with pytest.raises(MechsymError, match="allowed methods"):
-        exp.cell_for("mfence", 1, "smoke", topo(), list(discover())[0])
+        exp.cell_for("mfence", 1, "smoke", topology(), list(discover())[0])
     with pytest.raises(MechsymError, match="threads 2 for plain"):
-        exp.cell_for("plain", 2, "smoke", topo(), None)
+        exp.cell_for("plain", 2, "smoke", topology(), None)
 
 
 # ---------------------------------------------------------------- claims and verdicts on synthetic rows
@@ -200,7 +126,6 @@ def test_tables_and_figures_render_numbers():
 
 # ---------------------------------------------------------------- end to end
 
-@pytest.mark.own_lock
 def test_smoke_sweep_through_the_cli(smoke_store):
     csv = next(smoke_store("singlewriter").rglob("*.csv"))   # `mechsym run singlewriter --preset smoke`, once
     df = pd.read_csv(csv)

@@ -1,10 +1,7 @@
-"""The ping buffet (notebook 13): sweep cells, claims and verdicts on synthetic rows, the kernel's two JVMs end to
-end (every transport, the echo check, no server left behind), and the smoke sweep. No test asserts a timing."""
+"""The ping buffet (notebook 13): sweep cells, claims and verdicts on synthetic rows, and the smoke sweep (the
+kernel's two JVMs: tests/test_pingbuffet_kernel.py). No test asserts a timing."""
 
 import json
-import signal
-import subprocess
-import time
 
 import matplotlib
 import numpy as np
@@ -13,26 +10,17 @@ import pytest
 
 matplotlib.use("Agg")
 
-from conftest import kernel_process, run_kernel  # noqa: E402
 from mechsym import MechsymError, reference  # noqa: E402
-from mechsym.cpus import Cpu, Topology  # noqa: E402
 from mechsym.experiments import pingbuffet as exp  # noqa: E402
 from mechsym.jdk import discover  # noqa: E402
-from mechsym.kernels import command  # noqa: E402
 from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE  # noqa: E402
-
-KERNEL = "mechsym.ping.PingBuffet"
-TINY = ("--pings=200", "--runs=1", "--warmup-runs=0")
-
-
-def two_cpus():
-    return Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)), "fake")
+from synthetic import topology  # noqa: E402
 
 
 # ---------------------------------------------------------------- sweep
 
 def test_cells_pin_per_thread_and_run_the_judged_transports_both_ways():
-    cs = exp.cells("standard", two_cpus(), list(discover()))
+    cs = exp.cells("standard", topology(), list(discover()))
     smt = [c for c in cs if c.labels["placement"] == "smt"]
     assert smt and all("SMT" in c.unavailable for c in smt)   # the post's "same core": skipped with the reason
     cs = [c for c in cs if c not in smt]
@@ -47,20 +35,20 @@ def test_cells_pin_per_thread_and_run_the_judged_transports_both_ways():
 
 
 def test_one_cpu_marks_cross_core_unavailable_with_a_reason():
-    cs = exp.cells("standard", Topology((Cpu(0, 0, 0),), "fake"), list(discover()))
+    cs = exp.cells("standard", topology(1), list(discover()))
     cross = [c for c in cs if c.labels["placement"] == "cross-core"]
     assert cross and all(c.unavailable for c in cross)
 
 
 def test_unknown_names_are_refused_with_the_allowed_ones():
     with pytest.raises(MechsymError, match="allowed variants"):
-        exp.cell_for("tcp-carrier-pigeon", "cross-core", "smoke", two_cpus(), None)
+        exp.cell_for("tcp-carrier-pigeon", "cross-core", "smoke", topology(), None)
     with pytest.raises(MechsymError, match="allowed placements"):
-        exp.cell_for("tcp-spin", "cross-socket", "smoke", two_cpus(), None)
+        exp.cell_for("tcp-spin", "cross-socket", "smoke", topology(), None)
 
 
 def test_standard_runs_support_the_percentiles_the_tables_show():
-    cs = exp.cells("standard", two_cpus(), list(discover()))
+    cs = exp.cells("standard", topology(), list(discover()))
     for c in cs:
         fast = c.params["mode"] in ("ipc-spin", "timer") and c.params["yield"] == "false" \
             and c.labels["placement"] in (exp.PINNED, "smt")
@@ -140,70 +128,8 @@ def test_tables_and_figures_read_synthetic_rows():
     exp.plot_medians(df)
 
 
-# ---------------------------------------------------------------- the kernel: two JVMs
-
-@pytest.mark.parametrize("mode", ["tcp-selectnow", "tcp-select", "tcp-block", "udp-spin", "ipc-spin"])
-def test_every_transport_round_trips_and_leaves_no_file(mode, tmp_path):
-    rows = run_kernel(KERNEL, f"--mode={mode}", *TINY, "--pin=0,1", f"--dir={tmp_path}",
-                      "--protocol=post" if mode == "udp-spin" else "--protocol=lab")
-    assert set(rows["mode"]) == {mode} and set(rows["pinning"]) == {"thread"}
-    got = dict(zip(rows["metric"], rows["value"]))
-    assert got["pings"] == 200 and 0 < got["rtt_min"] <= got["rtt_p50"] <= got["rtt_p99.99"] <= got["rtt_max"]
-    assert list(tmp_path.iterdir()) == []
-
-
-@pytest.mark.parametrize("mode", ["tcp-spin", "ipc-spin"])
-def test_a_wrong_echo_from_the_server_fails_the_run(mode, tmp_path):
-    r = kernel_process(KERNEL, f"--mode={mode}", *TINY, "--inject=bad-echo", f"--dir={tmp_path}")
-    assert r.returncode == 3 and r.stdout == ""
-    assert "another sequence number" in r.stderr and len(r.stderr.splitlines()) == 1
-    assert list(tmp_path.iterdir()) == []
-
-
-def _children(pid: int) -> list[int]:
-    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
-    return [int(p) for p in out.split()]
-
-
-def _gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ", 1)[1].startswith("Z")   # a zombie has ended: only its entry is left
-    except FileNotFoundError:
-        return True
-
-
-@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
-def test_killing_the_client_leaves_no_server_and_no_file(how, tmp_path):
-    """The server JVM reads its stdin; when the client dies, however, the pipe closes and the server halts."""
-    client = subprocess.Popen(command(KERNEL, ["--mode=ipc-spin", "--pings=100000000", "--runs=1",
-                                               f"--dir={tmp_path}"]),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        servers: list[int] = []
-        deadline = time.monotonic() + 60
-        while not (servers and list(tmp_path.iterdir())) and time.monotonic() < deadline:
-            servers = _children(client.pid)
-            time.sleep(0.05)   # polling for a state, not waiting for an event
-        assert servers, "the client never started its server"
-        client.send_signal(how)
-        client.wait(timeout=30)
-        deadline = time.monotonic() + 30
-        while not all(_gone(s) for s in servers) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert all(_gone(s) for s in servers), "a server outlived its client"
-        deadline = time.monotonic() + 10
-        while list(tmp_path.iterdir()) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert list(tmp_path.iterdir()) == []
-    finally:
-        if client.poll() is None:
-            client.kill()
-
-
 # ---------------------------------------------------------------- the sweep end to end
 
-@pytest.mark.own_lock
 def test_smoke_sweep_through_the_cli(smoke_store):
     """The smoke sweep end to end through `mechsym run` (once per test run: smoke_store): rows stored with the cells'
     columns, both protocols, and every claim judged (or said not measurable)."""
@@ -217,6 +143,7 @@ def test_smoke_sweep_through_the_cli(smoke_store):
     assert len(exp.verdicts(df.assign(machine="m", run_id="r"))) == 2 * len(exp.CLAIMS)
 
 
+@pytest.mark.kernel
 def test_the_variants_modes_are_the_kernels_own_through_jpype():
     from mechsym import bridge
 

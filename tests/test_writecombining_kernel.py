@@ -12,6 +12,8 @@ from conftest import ROOT, java_kernel, without_jit_gc
 from mechsym import bridge, launch
 from mechsym.experiments import writecombining as exp
 
+pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
+
 JAVA = exp.KERNEL
 C_BIN = ROOT / "build" / "c" / "writecombining"
 KINDS = [JAVA, "c"]
