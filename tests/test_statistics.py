@@ -15,7 +15,7 @@ import os
 import numpy as np
 import pytest
 
-from mechsym import stats
+from mechsym import bimodal, comparisons, stats
 
 REPLICATES = int(os.environ.get("MECHSYM_STATS_REPLICATES", "60"))
 LARGE = REPLICATES >= 1000
@@ -44,7 +44,7 @@ def paired(rng, n):
 
 def least_of_3(rng, n):
     members = [(ratio, [rng.lognormal(0, SD, n), rng.lognormal(0, SD, n)]) for _ in range(3)]
-    return stats.extreme("min", members), 1.0
+    return comparisons.extreme("min", members), 1.0
 
 
 def percentile(rng, n):
@@ -99,19 +99,19 @@ def test_the_least_of_three_true_ratios_is_not_called_false():
     fails = 0
     for _ in range(REPLICATES):
         members = [(ratio, [1.1 * rng.lognormal(0, SD, 5), rng.lognormal(0, SD, 5)]) for _ in range(3)]
-        fails += stats.extreme("min", members).high < 1.0
+        fails += comparisons.extreme("min", members).high < 1.0
     assert fails / REPLICATES <= 0.02
 
 
 def test_the_gap_rule_flags_two_clusters_and_not_one():
     rng = np.random.default_rng(4)
     two = np.r_[rng.lognormal(np.log(10), 0.02, 4), rng.lognormal(np.log(20), 0.02, 4)]
-    m = stats.modes(two)
+    m = bimodal.modes(two)
     assert m is not None and m.shares == (0.5, 0.5) and 9 < m.values[0] < 11 and 19 < m.values[1] < 21
-    flagged = sum(stats.modes(rng.lognormal(0, SD, n)) is not None for n in (5, 8, 10) for _ in range(100))
+    flagged = sum(bimodal.modes(rng.lognormal(0, SD, n)) is not None for n in (5, 8, 10) for _ in range(100))
     assert flagged / 300 <= 0.05
     wide = np.r_[rng.lognormal(np.log(10), 0.02, 12), rng.lognormal(np.log(16), 0.02, 12)]
-    assert stats.modes(wide) is not None
+    assert bimodal.modes(wide) is not None
 
 
 def test_bootstrap_is_deterministic_and_resamples_rounds_together():
@@ -126,7 +126,7 @@ def test_bootstrap_is_deterministic_and_resamples_rounds_together():
 
 
 def test_benjamini_hochberg():
-    assert stats.benjamini_hochberg([0.001, 0.01, 0.04, 0.5]).tolist() == [True, True, False, False]
+    assert comparisons.benjamini_hochberg([0.001, 0.01, 0.04, 0.5]).tolist() == [True, True, False, False]
 
 
 if __name__ == "__main__":   # the table for docs/statistics.md

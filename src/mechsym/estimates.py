@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 import scipy.stats
 
-from . import stats
+from . import bimodal, comparisons, stats
 from .analysis import fmt_value
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def _from_boot(b: stats.Boot | None, arrays: list[np.ndarray]) -> Estimate | Non
     if b is None:
         return None
     fact = b.n >= 2 and all(np.ptp(np.asarray(a, dtype=float)) == 0 for a in arrays if len(a))
-    found = tuple(m for m in (stats.modes(a) for a in arrays if np.ndim(a) == 1) if m is not None)
+    found = tuple(m for m in (bimodal.modes(a) for a in arrays if np.ndim(a) == 1) if m is not None)
     distinct = min((len(np.unique(np.asarray(a, dtype=float), axis=0)) for a in arrays if len(a)), default=0)
     trace = stats.current_trace()
     cells = None
@@ -99,7 +99,7 @@ def estimate_with(fn: Callable[..., float], *groups, n_boot: int | None = None, 
 
 def least(*members: tuple, of_medians: bool = True) -> Estimate | None:
     """The least of several comparisons, each member (fn, group, group, ...) as `estimate` takes them, decided by
-    intersection-union (stats.extreme): it clears a '>=' threshold only when every member's own interval does, and
+    intersection-union (comparisons.extreme): it clears a '>=' threshold only when every member's own interval does, and
     falls below it when one member's interval (at the Bonferroni level) lies wholly below. Replaces
     estimate(lambda a, b, c: min(a / c, b / c), ...), whose bootstrap of a minimum is biased. of_medians=False: each
     member's fn takes the per-fork arrays themselves, as `estimate_with` (a ratio of means)."""
@@ -112,7 +112,7 @@ def most(*members: tuple, of_medians: bool = True) -> Estimate | None:
 
 
 def _extreme(how: str, members: tuple, of_medians: bool = True) -> Estimate | None:
-    b = stats.extreme(how, [(m[0], m[1:]) for m in members], of_medians=of_medians)
+    b = comparisons.extreme(how, [(m[0], m[1:]) for m in members], of_medians=of_medians)
     if b is None:
         return None
     arrays = [a for m in members for a in stats.finite_groups(m[1:])]

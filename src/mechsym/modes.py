@@ -1,7 +1,7 @@
 """Bimodal cells as a reader sees them: which forks fell in which mode, what the kernel recorded about each fork, and a
 claim on a bimodal cell judged mode by mode.
 
-A cell's forks form modes when stats.modes finds separated clusters (a gap rule; Hartigan's dip test from 10 forks).
+A cell's forks form modes when bimodal.modes finds separated clusters (a gap rule; Hartigan's dip test from 10 forks).
 Two things are built on it:
 
 - per-mode estimates: `estimate`, `estimate_with`, `least` and `most` (what the experiments' verdicts call, through
@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
-from . import analysis, estimates, stats
+from . import analysis, bimodal, estimates, stats
 from .estimates import Estimate
 from .units import si
 
@@ -43,10 +43,10 @@ _NOT_PARAMS = {"fork", "iteration", "warmup", "metric", "value", "unit", "status
 
 # ---------------------------------------------------------------- one group's modes
 
-def split(values) -> tuple[stats.Modes, float] | None:
-    """stats.modes of one group and the cut between its two modes (the geometric mean of the forks either side of
+def split(values) -> tuple[bimodal.Modes, float] | None:
+    """bimodal.modes of one group and the cut between its two modes (the geometric mean of the forks either side of
     the gap): forks below the cut are the low mode. None when the group is not bimodal."""
-    found = stats.modes(values)
+    found = bimodal.modes(values)
     if found is None:
         return None
     v = np.sort(np.asarray(values, dtype=float))
@@ -189,7 +189,7 @@ class ModalCell:
     label: str              # the parameters that tell this cell from the others: "variant cas, threads 2, ..."
     metric: str
     unit: str
-    modes: stats.Modes
+    modes: bimodal.Modes
     forks: pd.DataFrame     # fork, value, mode ("low"/"high"), and every recorded column
     separation: Separation | None
 
