@@ -118,12 +118,12 @@ def test_the_verdict_table_gets_a_jmh_sub_row_never_the_primary(demo, monkeypatc
 
 def test_the_verdict_cache_key_changes_with_a_jmh_run(demo, monkeypatch, tmp_path):
     monkeypatch.setattr("mechsym.provenance.checkout_fingerprint", lambda name: "k")
-    before = verdict_collect._jmh_runs("demo")
-    key = verdict_collect.cache_key("demo", "m1", None, False)
+    before = verdict_cache._jmh_runs("demo")
+    key = verdict_cache.cache_key("demo", "m1", None, False)
     save_runs(jmh_rate={"a": 90.0, "b": 50.0}, run="cccccc", lab_run=False)
-    after = verdict_collect._jmh_runs("demo")
+    after = verdict_cache._jmh_runs("demo")
     assert len(after) == len(before) + 1 and all(r[2] not in ("", "None") for r in after)
-    assert verdict_collect.cache_key("demo", "m1", None, False) != key
+    assert verdict_cache.cache_key("demo", "m1", None, False) != key
 
 
 # ---------------------------------------------------------------- the stored runs

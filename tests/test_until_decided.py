@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from mechsym import MechsymError, decide, provenance, stats, store, sweep, verdict_collect
+from mechsym import MechsymError, decide, provenance, stats, store, sweep, verdict_cache, verdict_collect, verdict_runs
 from mechsym import analysis
 from mechsym.analysis import LAB
 from mechsym.estimates import Estimate, estimate, more_forks, undecidable
@@ -124,7 +124,7 @@ def test_forks_added_until_decided_are_a_run_judged_with_the_first(fake):
     after = _primary(module)
     assert after["wide"].outcome == "holds" and after["wide"].forks > 5
     assert "judged at 99.17%" in after["wide"].why and "judged at" not in after["far"].why
-    assert verdict_collect.basis(NAME, store.machine_id(), f"{base['run_id']},{meta['run_id']}") == \
+    assert verdict_runs.basis(NAME, store.machine_id(), f"{base['run_id']},{meta['run_id']}") == \
         f"standard + {rec['forks_added']} forks added until decided"
 
 
@@ -139,9 +139,9 @@ def test_budget_stops_the_loop_and_keeps_what_ran(fake, monkeypatch):
 
 def test_cache_key_includes_the_extension(fake):
     module, _ = fake
-    before = verdict_collect.cache_key(NAME, None, None, True, module)
+    before = verdict_cache.cache_key(NAME, None, None, True, module)
     decide.run(module, "standard", [], max_forks=8, progress=False, write=lambda line: None, lock=False)
-    assert verdict_collect.cache_key(NAME, None, None, True, module) != before
+    assert verdict_cache.cache_key(NAME, None, None, True, module) != before
 
 
 @pytest.mark.parametrize("text, seconds", [("90s", 90), ("30m", 1800), ("1h", 3600)])
@@ -273,7 +273,7 @@ def test_cells_match_whatever_the_csv_made_of_their_values():
 
 def test_two_current_runs_are_judged_together_with_forks_nested_in_runs(fake, monkeypatch):
     module, first = fake
-    monkeypatch.setattr(verdict_collect, "quiet", lambda meta: True)
+    monkeypatch.setattr(verdict_runs, "quiet", lambda meta: True)
     one = verdict_collect._load(NAME, None, None)
     assert set(one["run_id"]) == {first["run_id"]}
     for name, (med, sd) in [("base", (1.01, 0.02)), ("wide", (1.16, 0.05)), ("far", (3.1, 0.02))]:
@@ -282,8 +282,8 @@ def test_two_current_runs_are_judged_together_with_forks_nested_in_runs(fake, mo
     both = verdict_collect._load(NAME, None, None)
     assert set(both["run_id"]) == {first["run_id"], second["run_id"]}
     ids = ",".join(sorted(both["run_id"].unique()))
-    assert verdict_collect.basis(NAME, store.machine_id(), ids) == "2 standard runs, forks nested in runs"
-    assert verdict_collect.basis(NAME, store.machine_id(), first["run_id"]) == "1 standard run"
+    assert verdict_runs.basis(NAME, store.machine_id(), ids) == "2 standard runs, forks nested in runs"
+    assert verdict_runs.basis(NAME, store.machine_id(), first["run_id"]) == "1 standard run"
     seen = []
     real = stats._nested_boot
     monkeypatch.setattr(stats, "_nested_boot", lambda *a, **k: seen.append(1) or real(*a, **k))

@@ -1,4 +1,4 @@
-"""The verdict cache (verdict_collect): each experiment's verdict rows kept outside the committed store, keyed by
+"""The verdict cache (verdict_cache): each experiment's verdict rows kept outside the committed store, keyed by
 the stored runs and the verdict code's fingerprint; a warm read judges nothing, a change to the code judges again.
 Reads the committed stored runs (read-only); the cache goes to a private directory."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from mechsym import store, verdict_collect
+from mechsym import store, verdict_cache, verdict_collect
 
 NAME = "callerchoose"
 
@@ -16,7 +16,7 @@ NAME = "callerchoose"
 def counted(tmp_path, monkeypatch):
     if not store.runs(NAME, "all"):
         pytest.skip(f"no stored {NAME} runs")
-    monkeypatch.setenv(verdict_collect.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(verdict_cache.CACHE_ENV, str(tmp_path))
     calls = []
     real = verdict_collect.machine_verdicts
     monkeypatch.setattr(verdict_collect, "machine_verdicts", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -35,12 +35,12 @@ def test_a_warm_read_judges_nothing_and_gives_the_same_rows(counted, tmp_path):
 def test_a_changed_claim_judges_again(counted, monkeypatch):
     verdict_collect.collect(names=[NAME], replicate=False)
     counted.clear()
-    real = verdict_collect.code_fingerprint
-    monkeypatch.setattr(verdict_collect, "code_fingerprint", lambda name: real(name) + "-a claim changed")
+    real = verdict_cache.code_fingerprint
+    monkeypatch.setattr(verdict_cache, "code_fingerprint", lambda name: real(name) + "-a claim changed")
     verdict_collect.collect(names=[NAME], replicate=False)
     assert counted
 
 
 def test_the_code_fingerprint_is_stable_and_per_experiment():
-    here = verdict_collect.code_fingerprint(NAME)
-    assert here == verdict_collect.code_fingerprint(NAME) and here != verdict_collect.code_fingerprint("locks")
+    here = verdict_cache.code_fingerprint(NAME)
+    assert here == verdict_cache.code_fingerprint(NAME) and here != verdict_cache.code_fingerprint("locks")

@@ -134,14 +134,14 @@ def judged(module, df: pd.DataFrame, notebook: str) -> list:
     """The notebook's verdicts on these rows, machine by machine. The verdict table and the recap show the same
     verdicts, so they are computed once: kept for the last rows judged, keyed by the rows' content (rows changed
     in between are judged afresh)."""
-    from . import verdict_collect, verdicts
+    from . import verdict_collect, verdict_runs, verdicts
 
     key = (module.NAME, notebook, tuple(map(str, df.columns)), len(df),
            int(pd.util.hash_pandas_object(df, index=False).sum()) if len(df) else 0)
     if key not in _JUDGED:
         _JUDGED.clear()
         # Sibling runs (other current runs of the same code) are judged with these rows, as `mechsym verdicts` does.
-        both = verdict_collect.with_siblings(module.NAME, df)
+        both = verdict_runs.with_siblings(module.NAME, df)
         _JUDGED[key] = verdicts.for_notebook(verdict_collect.machine_verdicts(module, both), notebook)
     return _JUDGED[key]
 

@@ -5,21 +5,19 @@ its tables and figures).
 The one source is each experiment module's CLAIMS and verdicts(df), applied to the stored results, machine by
 machine. An experiment without stored results lists its claims as "not run yet" (not an error); an experiment
 whose verdict function fails lists them as "error" with the reason, so one broken module never hides the others.
+
+Which stored runs are judged together (siblings, extensions) and what a verdict rests on are verdict_runs.py's;
+the cache that keeps each experiment's rows between calls is verdict_cache.py's.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
-import json
-import os
-import pickle
-from pathlib import Path
 
 import pandas as pd
 
-from . import MechsymError, analysis, experiments, stats, store
+from . import MechsymError, analysis, comparisons, experiments, stats, store, verdict_cache, verdict_runs
 from . import verdicts as verdicts_mod
 from .verdicts import Verdict
 
@@ -45,73 +43,17 @@ def _row(name: str, machine: str, claim, outcome: str, now: str = "", why: str =
             "near": bool(v.near) if v else False, "fact": bool(v.fact) if v else False, "bh": None, "basis": ""}
 
 
-def run_codes(name: str, df: pd.DataFrame) -> dict[str, str]:
-    """{run id: "current" | "stale: ..." | "unknown: ..."} for the runs behind these rows (mechsym.provenance)."""
-    from . import provenance
-
-    if df.empty or "run_id" not in df:
-        return {}
-    ids = set(df["run_id"].astype(str))
-    out = {}
-    for m in stored_runs(name, "all"):
-        if m["run_id"] in ids:
-            state, why = provenance.status(m)
-            out[m["run_id"]] = state if state == provenance.CURRENT else f"{state}: {why}"
-    return out
-
-
 def _load(name: str, machine: str | None, preset: str | None) -> pd.DataFrame:
     """Stored rows; a preset other than "stored" prefers that preset's newest run (what a
     `make reports PRESET=...` just ran), falling back to the most thorough stored. With the run shown, the other
-    current runs of the same kernels and preset (the run level: see sibling_runs) and every run's extensions."""
+    current runs of the same kernels and preset (the run level: see verdict_runs.sibling_runs) and every run's
+    extensions."""
     df = pd.DataFrame()
     if preset and preset != "stored":
         df = store.load(name, machine, preset=preset)
     if df.empty:
         df = store.load(name, machine)
-    return with_siblings(name, df)
-
-
-def sibling_runs(name: str, machine: str, shown: set[str]) -> list[dict]:
-    """The other complete runs that repeat the run shown on this machine: current, made by the same kernels
-    (fingerprint), of the same preset, quiet, not an extension of another run, with at least MIN_FORKS forks
-    (their extensions come with them). None unless the run shown is current itself."""
-    from . import provenance
-
-    metas = stored_runs(name, machine)
-    judged = [m for m in metas if m["run_id"] in shown and not m.get("extends")]
-    if len(judged) != 1 or not provenance.is_current(judged[0]):
-        return []
-    base = judged[0]
-    mine = provenance.run_fingerprint(base)[0]
-    out = []
-    for m in metas:
-        if m["run_id"] in shown or m.get("extends") or m.get("preset") != base.get("preset") or not quiet(m):
-            continue
-        if provenance.is_current(m) and provenance.run_fingerprint(m)[0] == mine:
-            out += [m] + store.extensions(m, metas)
-    return out
-
-
-def with_siblings(name: str, df: pd.DataFrame) -> pd.DataFrame:
-    """The rows shown with those of their sibling runs (see sibling_runs), machine by machine."""
-    if df.empty or "run_id" not in df:
-        return df
-    frames = [df]
-    for machine, sub in analysis.split(df):
-        extra = sibling_runs(name, machine, set(sub["run_id"].astype(str)))
-        for meta in extra:
-            one = pd.read_csv(meta["_csv"], low_memory=False)
-            if "fork" in one and one["fork"].nunique() < MIN_FORKS and not meta.get("extends"):
-                continue
-            frames.append(one.assign(machine=meta["_machine"]))
-    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else df
-
-
-def _extended(metas: dict[str, dict], ids: list[str]) -> tuple[dict[str, str], list[dict]]:
-    """{extension run id: the run it extends} and the extension runs' until-decided records, among these runs."""
-    base = {i: str(metas[i]["extends"]) for i in ids if i in metas and metas[i].get("extends")}
-    return base, [metas[i].get("until_decided") or {} for i in base]
+    return verdict_runs.with_siblings(name, df)
 
 
 def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
@@ -129,8 +71,8 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
     for machine, sub in analysis.split(df):
         ids = sorted(sub["run_id"].astype(str).unique()) if "run_id" in sub else []
         run = ",".join(ids)
-        metas = {m["run_id"]: m for m in stored_runs(str(module.NAME), machine)} if len(ids) > 1 else {}
-        base_of, records = _extended(metas, ids)
+        metas = {m["run_id"]: m for m in verdict_runs.stored_runs(str(module.NAME), machine)} if len(ids) > 1 else {}
+        base_of, records = verdict_runs.extended(metas, ids)
         if base_of:
             sub = sub.assign(run_id=sub["run_id"].astype(str).replace(base_of))
         sub, left_out = harness.drop_flagged(sub)   # a post run that mostly timed the JIT or GC does not vote
@@ -159,24 +101,6 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
     return out
 
 
-def basis(name: str, machine: str, run_ids: str) -> str:
-    """What a verdict rests on, in words: "1 standard run", "standard + 12 forks added until decided", "3 standard
-    runs, forks nested in runs"."""
-    ids = [r for r in str(run_ids).split(",") if r]
-    if not ids:
-        return ""
-    metas = {m["run_id"]: m for m in stored_runs(name, machine)} if machine else {}
-    bases = [i for i in ids if not (metas.get(i) or {}).get("extends")]
-    added = sum(int(((metas.get(i) or {}).get("until_decided") or {}).get("forks_added", 0)) for i in ids
-                if i not in bases)
-    presets = list(dict.fromkeys(str((metas.get(i) or {}).get("preset") or i.split("-")[1]) for i in bases))
-    kind = "/".join(p for p in presets if p) or "stored"
-    text = f"1 {kind} run" if len(bases) == 1 else f"{len(bases)} {kind} runs, forks nested in runs"
-    if added:
-        text = (kind if len(bases) == 1 else text) + f" + {added} forks added until decided"
-    return text
-
-
 def jmh_subrows(module, name: str, verdicts: list[Verdict], preset: str | None) -> list[Verdict]:
     """JMH's sub-rows of the headline claims (jmh_views.claim_rows), machine by machine for the machines judged,
     from the stored JMH run of the same preset (else the most thorough stored). Never primary: JMH stands beside the
@@ -193,25 +117,12 @@ def jmh_subrows(module, name: str, verdicts: list[Verdict], preset: str | None) 
     return out
 
 
-def quiet(meta: dict) -> bool:
-    """A run taken on a quiet machine (or one stored before noise was recorded: unknown counts as quiet)."""
-    try:
-        from . import noise
-        return noise.is_quiet(meta) is not False
-    except Exception:
-        return True
-
-
-#: A run votes in "runs agreeing" only with at least this many forks in its cells.
-MIN_FORKS = 5
-
-
 def replication(module, name: str, df: pd.DataFrame, main: list[Verdict], busy: bool = False) -> list[Verdict]:
     """The main verdicts with how many OTHER complete stored runs of the same machine and preset agree.
 
     Only runs made by the same kernels vote (the same kernel fingerprint as the run judged: mechsym.provenance), each
-    quiet (unless busy=True) and with at least MIN_FORKS forks; the run being judged never counts itself. Each voting
-    run is judged on its own."""
+    quiet (unless busy=True) and with at least verdict_runs.MIN_FORKS forks; the run being judged never counts
+    itself. Each voting run is judged on its own."""
     from . import provenance
 
     if df.empty or "run_id" not in df:
@@ -219,20 +130,20 @@ def replication(module, name: str, df: pd.DataFrame, main: list[Verdict], busy: 
     per_run: list[list[Verdict]] = []
     for machine, sub in analysis.split(df):
         shown = set(sub["run_id"].astype(str))
-        metas = stored_runs(name, machine)
+        metas = verdict_runs.stored_runs(name, machine)
         judged = [m for m in metas if m["run_id"] in shown]
         presets = {m.get("preset") for m in judged}
         prints = {provenance.run_fingerprint(m)[0] for m in judged}
         if None in prints or not judged:
             continue  # the code behind the run judged is not known: no run can be said to repeat it
         metas = [m for m in metas if m["run_id"] not in shown and m.get("preset") in presets and not m.get("extends")
-                 and (busy or quiet(m)) and provenance.run_fingerprint(m)[0] in prints]
+                 and (busy or verdict_runs.quiet(m)) and provenance.run_fingerprint(m)[0] in prints]
         if not metas:
             continue
         rows = store.load(name, machine, latest=False)
         for meta in metas:
             one = rows[rows["run_id"].astype(str) == meta["run_id"]] if len(rows) else rows
-            if not len(one) or ("fork" in one and one["fork"].nunique() < MIN_FORKS):
+            if not len(one) or ("fork" in one and one["fork"].nunique() < verdict_runs.MIN_FORKS):
                 continue
             try:
                 per_run.append(machine_verdicts(module, one.reset_index(drop=True)))
@@ -263,11 +174,11 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
             rows.append({**{c: "" for c in COLUMNS}, "experiment": name, "outcome": ERROR,
                          "claim": f"experiment module '{name}' failed to load", "why": _one_line(e)})
             continue
-        key = cache_key(name, machine, preset, replicate, module)
+        key = verdict_cache.cache_key(name, machine, preset, replicate, module)
         seed = stats.current_seed()
         slot = (f"{name}-{machine or 'default'}-{preset or 'stored'}-{'r' if replicate else 'n'}"
                 + (f"-seed{seed}" if seed != stats.SEED else ""))
-        cached = cache_read(slot, key)
+        cached = verdict_cache.cache_read(slot, key)
         if cached is not None:
             rows += cached
             continue
@@ -285,15 +196,15 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
             rows += [_row(name, here, c, ERROR, why=f"verdicts({name}) failed: {_one_line(e)}") for c in claims]
             continue
         judged = sorted({v.machine for v in verdicts})
-        codes = run_codes(name, df)
+        codes = verdict_runs.run_codes(name, df)
         bases: dict[tuple, str] = {}
         jmh_ids = {r for v in verdicts if v.protocol == "jmh" for r in str(v.run_id).split(",") if r}
         if jmh_ids:
-            codes.update(run_codes(name, pd.DataFrame({"run_id": sorted(jmh_ids)})))
+            codes.update(verdict_runs.run_codes(name, pd.DataFrame({"run_id": sorted(jmh_ids)})))
         for v in verdicts:
             row = _row(name, v.machine, v.claim, v.outcome, v.now, v.why, v)
             row["code"] = "; ".join(dict.fromkeys(codes.get(r, "") for r in str(v.run_id).split(",") if r))
-            row["basis"] = bases.setdefault((v.machine, v.run_id), basis(name, v.machine, v.run_id))
+            row["basis"] = bases.setdefault((v.machine, v.run_id), verdict_runs.basis(name, v.machine, v.run_id))
             rows.append(row)
         if machine == "all":
             missing = [m for m in all_machines if m not in judged] or ([] if judged else [store.machine_id()])
@@ -304,7 +215,8 @@ def collect(machine: str | None = None, preset: str | None = None, names: list[s
         for m in missing:
             rows += [_row(name, m, c, NOT_RUN, why=f"no stored results of {name} for {m}: "
                                               f"`mechsym run {name}` or `mechsym import`") for c in claims]
-        cache_write(slot, key, rows[first:])
+        if not any(r.get("outcome") == ERROR for r in rows[first:]):   # an error is judged again next time
+            verdict_cache.cache_write(slot, key, rows[first:])
     out = multiplicity(pd.DataFrame(rows, columns=COLUMNS))
     order = {c.id: i for name in (names or experiments.names()) for i, c in enumerate(claims_of(name))}
     out["_order"] = out["id"].map(order).fillna(len(order))
@@ -325,110 +237,6 @@ def csv_frame(claims: pd.DataFrame) -> pd.DataFrame:
     return claims[CSV_COLUMNS].rename(columns={"id": "claim", "now_value": "now", "then_value": "then",
                                                "runs_agree": "runs agreeing", "runs_total": "runs stored",
                                                "bh": "survives bh"})
-
-
-# ---------------------------------------------------------------- the verdict cache
-
-# Judging every stored run takes seconds (a bootstrap per verdict, every older run again for "runs agreeing"); the
-# verdicts of a given set of runs change only when the runs or the code that judges them do. So each experiment's
-# rows are kept outside the committed store (build/cache/verdicts/, or $MECHSYM_CACHE/verdicts/), keyed by the
-# runs (each sidecar's csv_sha256, and the CSV's size and mtime, so an edited file is judged again), the code's
-# fingerprint (code_fingerprint: a change to a claim, a rule or the statistics recomputes), the checkout's kernel
-# fingerprint (which decides current vs stale) and the arguments. Rows that name an error are never kept.
-CACHE_ENV = "MECHSYM_CACHE"
-_SHARED = ("verdicts.py", "stats.py", "analysis.py", "verdict_collect.py", "provenance.py", "store.py",
-           "harness.py", "jmh.py", "jmh_views.py", "fingerprint.py", "estimates.py", "verdict_tables.py",
-           "modes.py", "decide.py")
-
-
-def cache_dir() -> Path:
-    from . import repo_root
-
-    base = os.environ.get(CACHE_ENV)
-    return (Path(base) if base else repo_root() / "build" / "cache") / "verdicts"
-
-
-def code_fingerprint(name: str) -> str:
-    """sha256 over the verdict code: the shared layer (verdicts, stats, analysis, this module, provenance, store)
-    and every source of the experiment's package."""
-    here = Path(__file__).parent
-    files = [here / f for f in _SHARED] + sorted((here / "experiments" / name).rglob("*.py"))
-    h = hashlib.sha256()
-    for f in files:
-        try:
-            h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
-        except OSError:
-            h.update(f.name.encode() + b"\0missing\0")
-    return h.hexdigest()
-
-
-def cache_key(name: str, machine: str | None, preset: str | None, replicate: bool, module=None) -> str | None:
-    """The key of one experiment's verdict rows, or None when it cannot be known (then nothing is cached). The
-    module's verdicts function is named in it too, so one replaced in a running process (a test) is not read from
-    a cache the real one wrote."""
-    from . import provenance
-
-    try:
-        runs = []
-        for m, d, e, j in store.index():
-            if e != name:
-                continue
-            meta = json.loads(j.read_text())
-            csv = j.with_suffix(".csv")
-            st = csv.stat() if csv.exists() else None
-            runs.append([m, d, j.name, meta.get("csv_sha256"), meta.get("status"), meta.get("rows"),
-                         st.st_size if st else None, st.st_mtime_ns if st else None, j.stat().st_mtime_ns])
-        parts = {"experiment": name, "machine": machine, "preset": preset, "replicate": replicate,
-                 "seed": stats.current_seed(),
-                 "here": store.machine_id(), "root": str(store.results_root()), "runs": runs,
-                 "code": code_fingerprint(name), "kernels": provenance.checkout_fingerprint(name),
-                 "jmh": _jmh_runs(name),
-                 "judge": [getattr(getattr(module, "verdicts", None), a, None) for a in ("__module__", "__qualname__")]}
-    except (OSError, ValueError):
-        return None
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def _jmh_runs(name: str) -> list:
-    """The JMH runs behind an experiment's JMH sub-rows, by checksum (jmh_views.run_checksums)."""
-    from . import jmh_views
-
-    return jmh_views.run_checksums(name) if name in jmh_views.SPECS else []
-
-
-def _cache_path(slot: str, key: str) -> Path:
-    return cache_dir() / f"{slot}.{key[:32]}.pickle"
-
-
-def cache_read(slot: str, key: str | None) -> list[dict] | None:
-    """The rows kept for this slot (experiment and arguments) under this key, or None."""
-    if key is None:
-        return None
-    try:
-        with open(_cache_path(slot, key), "rb") as f:
-            kept = pickle.load(f)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-        return None
-    return kept["rows"] if isinstance(kept, dict) and kept.get("key") == key else None
-
-
-def cache_write(slot: str, key: str | None, rows: list[dict]) -> None:
-    """Keep the rows (atomically: tmp + rename), replacing the experiment's older entries; never rows with an
-    error. A cache that cannot be written is no error: the verdicts are simply judged again next time."""
-    if key is None or any(r.get("outcome") == ERROR for r in rows):
-        return
-    path = _cache_path(slot, key)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        with open(tmp, "wb") as f:
-            pickle.dump({"key": key, "rows": rows}, f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-        for old in path.parent.glob(f"{slot}.*.pickle"):
-            if old != path:
-                old.unlink(missing_ok=True)
-    except OSError:
-        pass
 
 
 # ---------------------------------------------------------------- the claim as the unit
@@ -455,7 +263,7 @@ def multiplicity(claims: pd.DataFrame, q: float = BH_Q) -> pd.DataFrame:
     pick = out["primary"].fillna(False).astype(bool) & out["outcome"].isin(DECISIVE) & p.notna() \
         & ~out["fact"].fillna(False).astype(bool)
     for _, idx in out[pick].groupby("machine").groups.items():
-        keep = stats.benjamini_hochberg(p[idx].to_numpy(), q)
+        keep = comparisons.benjamini_hochberg(p[idx].to_numpy(), q)
         for i, k in zip(idx, keep):
             out.at[i, "bh"] = bool(k)
     return out
@@ -510,11 +318,3 @@ def claims_of(name: str) -> list:
 def _one_line(e: Exception) -> str:
     text = str(e).strip().splitlines()
     return f"{type(e).__name__}: {text[0] if text else ''}"[:300]
-
-
-def stored_runs(name: str, machine: str) -> list[dict]:
-    """The complete stored runs of an experiment on a machine (none when the machine has none)."""
-    try:
-        return store.runs(name, machine)
-    except MechsymError:
-        return []
