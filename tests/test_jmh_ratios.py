@@ -1,4 +1,4 @@
-"""The lab/JMH ratio table (jmh_views.overview_table, `mechsym verdicts --jmh`), the explanation of every flagged
+"""The lab/JMH ratio table (jmh_ratios.overview_table, `mechsym verdicts --jmh`), the explanation of every flagged
 cell (data/jmh/explanations.csv, or UNEXPLAINED said loudly), and JMH's sub-rows in the verdict table (never the
 primary; the JMH runs in the verdict cache's key). Synthetic runs in a private store, except the last test, which
 reads the stored runs."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from mechsym import MechsymError, experiments, jmh_views, store, verdict_collect
+from mechsym import MechsymError, experiments, jmh_claims, jmh_ratios, jmh_views, store, verdict_cache, verdict_collect
 from mechsym.verdicts import Claim, Rule, judge
 from mechsym.estimates import estimate
 
@@ -42,14 +42,14 @@ def demo(results_dir, monkeypatch, tmp_path):
 
 
 def test_the_ratio_table_flags_a_cell_outside_the_band_and_says_unexplained(demo):
-    t = jmh_views.overview_table(machine="m1").set_index("cell")
+    t = jmh_ratios.overview_table(machine="m1").set_index("cell")
     assert t.loc["a, threads 1", "reading"] == "comparable" and not t.loc["a, threads 1", "flagged"]
     b = t.loc["b, threads 1"]
     assert b["flagged"] and b["low"] > 1.1 and b["lab/JMH"] == pytest.approx(102 / 52) and b["jdk"] == "17"
-    assert b["explanation"].startswith(jmh_views.UNEXPLAINED) and t.loc["a, threads 1", "explanation"] == ""
-    text = jmh_views.ratio_text(jmh_views.overview_table(machine="m1"))
+    assert b["explanation"].startswith(jmh_ratios.UNEXPLAINED) and t.loc["a, threads 1", "explanation"] == ""
+    text = jmh_ratios.ratio_text(jmh_ratios.overview_table(machine="m1"))
     assert "2 headline cells; 1 flagged" in text and "- demo, b, threads 1: UNEXPLAINED" in text
-    section, tables = jmh_views.summary("demo", machine="m1")
+    section, tables = jmh_ratios.summary("demo", machine="m1")
     assert "**UNEXPLAINED**" in section and "b, threads 1, jdk 17: lab/JMH 1.96" in section
     assert tables[0].set_index("variant").loc["b", "why they differ"].startswith("UNEXPLAINED")
 
@@ -57,11 +57,11 @@ def test_the_ratio_table_flags_a_cell_outside_the_band_and_says_unexplained(demo
 def test_an_explanation_row_is_shown_beside_its_flag(demo):
     demo.write_text("experiment,metric,cell,explanation,evidence\n"
                     "demo,,\"b, threads 1\",C2 hoists the loop in the lab's kernel,PrintCompilation log\n")
-    t = jmh_views.overview_table(machine="m1").set_index("cell")
+    t = jmh_ratios.overview_table(machine="m1").set_index("cell")
     assert t.loc["b, threads 1", "explanation"] == ("C2 hoists the loop in the lab's kernel "
                                                    "(evidence: PrintCompilation log)")
-    section, _ = jmh_views.summary("demo", machine="m1")
-    assert "C2 hoists the loop" in section and jmh_views.UNEXPLAINED not in section
+    section, _ = jmh_ratios.summary("demo", machine="m1")
+    assert "C2 hoists the loop" in section and jmh_ratios.UNEXPLAINED not in section
 
 
 @pytest.mark.parametrize("text, message", [
@@ -72,7 +72,7 @@ def test_an_explanation_row_is_shown_beside_its_flag(demo):
 def test_a_bad_explanations_file_is_refused_in_one_line(demo, text, message):
     demo.write_text(text)
     with pytest.raises(MechsymError, match=message):
-        jmh_views.explanations()
+        jmh_ratios.explanations()
 
 
 def test_the_ratio_interval_resamples_lab_and_jmh_independently():
@@ -104,9 +104,9 @@ class Module:
 
 
 def test_the_verdict_table_gets_a_jmh_sub_row_never_the_primary(demo, monkeypatch, tmp_path):
-    monkeypatch.setitem(jmh_views.CLAIM_CELLS, CLAIM.id,
-                        jmh_views.ClaimCells("demo", ({"variant": "a"}, {"variant": "b"}), lambda a, b: a / b,
-                                             scope={"placement": "cross-core"}))
+    monkeypatch.setitem(jmh_claims.CLAIM_CELLS, CLAIM.id,
+                        jmh_claims.ClaimCells("demo", ({"variant": "a"}, {"variant": "b"}), lambda a, b: a / b,
+                                              scope={"placement": "cross-core"}))
     post = judge(CLAIM, estimate(lambda a, b: a / b, [2.0] * 5, [2.0] * 5), scope={"jdk": "17"}, machine="m1")
     post = post.__class__(**{**post.__dict__, "primary": True})
     [sub] = verdict_collect.jmh_subrows(Module, "demo", [post], None)
@@ -131,14 +131,14 @@ def test_the_verdict_cache_key_changes_with_a_jmh_run(demo, monkeypatch, tmp_pat
 def test_every_flagged_stored_cell_is_explained_or_says_unexplained_loudly():
     """Over the stored runs: each cell outside the band has its explanation row, or its notebook section and the
     ratio table say UNEXPLAINED beside it (the coordinator writes the explanations once the runs exist)."""
-    t = jmh_views.overview_table()
+    t = jmh_ratios.overview_table()
     flagged = t[t["flagged"]] if len(t) else t
     for _, r in flagged.iterrows():
-        text, _ = jmh_views.summary(r["experiment"])
+        text, _ = jmh_ratios.summary(r["experiment"])
         assert r["cell"] in text, (r["experiment"], r["cell"])
-        if r["explanation"].startswith(jmh_views.UNEXPLAINED):
+        if r["explanation"].startswith(jmh_ratios.UNEXPLAINED):
             assert "**UNEXPLAINED**" in text
         else:
             assert r["explanation"] in text
-    jmh_views.explanations()   # the committed file is well formed
-    assert set(jmh_views.explanations()["experiment"]) <= set(experiments.names())
+    jmh_ratios.explanations()   # the committed file is well formed
+    assert set(jmh_ratios.explanations()["experiment"]) <= set(experiments.names())

@@ -385,16 +385,16 @@ def experiments_with_cells() -> list[str]:
     return out
 
 
-# The side-by-side views (post | lab | JMH, notebook sections, the overview table, claim sub-rows, the ratio table
-# and its explanations) live in jmh_views; named here too, so `jmh.section(...)` in a notebook reads as one module.
-# Loaded on first use: jmh_views imports this module, so it cannot be imported at this one's top.
-_VIEWS = ("BAND", "CLAIM_CELLS", "EXPLANATIONS", "REASONS", "SPECS", "UNEXPLAINED", "ClaimCells", "Spec",
-          "claim_rows", "claim_verdicts", "explanation", "explanations", "overview", "overview_table",
-          "ratio_display", "ratio_text", "section", "side_by_side", "summary")
+# The views (jmh_views: cells paired, side_by_side; jmh_ratios: sections, the ratio table, explanations; jmh_claims:
+# claim sub-rows), named here too so `jmh.section(...)` reads as one module; loaded on first use (they import this one).
+_VIEWS = {n: m for m, names in (("jmh_views", "BAND SPECS Spec side_by_side"),
+                                ("jmh_claims", "CLAIM_CELLS ClaimCells claim_rows claim_verdicts"),
+                                ("jmh_ratios", "EXPLANATIONS REASONS UNEXPLAINED explanation explanations overview"
+                                 " overview_table ratio_display ratio_text section summary")) for n in names.split()}
 
 
 def __getattr__(name: str):
     if name in _VIEWS:
-        from . import jmh_views
-        return getattr(jmh_views, name)
+        import importlib
+        return getattr(importlib.import_module(f"{__package__}.{_VIEWS[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

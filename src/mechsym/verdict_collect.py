@@ -102,10 +102,10 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
 
 
 def jmh_subrows(module, name: str, verdicts: list[Verdict], preset: str | None) -> list[Verdict]:
-    """JMH's sub-rows of the headline claims (jmh_views.claim_rows), machine by machine for the machines judged,
+    """JMH's sub-rows of the headline claims (jmh_claims.claim_rows), machine by machine for the machines judged,
     from the stored JMH run of the same preset (else the most thorough stored). Never primary: JMH stands beside the
     post's protocol, never in its place. None when the experiment has no JMH comparison or no stored JMH run."""
-    from . import jmh_views
+    from . import jmh_claims, jmh_views
 
     if name not in jmh_views.SPECS:
         return []
@@ -113,7 +113,7 @@ def jmh_subrows(module, name: str, verdicts: list[Verdict], preset: str | None) 
     for machine in sorted({v.machine for v in verdicts if v.machine}):
         chosen = preset if preset and preset != "stored" and jmh_views.run_ids(name, machine, preset=preset) else None
         out += [dataclasses.replace(v, machine=machine, primary=False)
-                for v in jmh_views.claim_rows(module.CLAIMS, machine, preset=chosen)]
+                for v in jmh_claims.claim_rows(module.CLAIMS, machine, preset=chosen)]
     return out
 
 

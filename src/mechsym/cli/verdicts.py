@@ -82,14 +82,14 @@ def _verdicts_text(out) -> list[str]:
 
 
 def _jmh_ratios(args) -> int:
-    """`mechsym verdicts --jmh`: the lab/JMH ratio table (jmh_views.overview_table), as text or CSV."""
-    from .. import jmh_views
+    """`mechsym verdicts --jmh`: the lab/JMH ratio table (jmh_ratios.overview_table), as text or CSV."""
+    from .. import jmh_ratios
 
-    t = jmh_views.overview_table(None if args.machine == "all" else args.machine)
+    t = jmh_ratios.overview_table(None if args.machine == "all" else args.machine)
     if args.experiment:
         t = t[t["experiment"] == args.experiment]
     if args.format == "csv":
         t.to_csv(sys.stdout, index=False)
     else:
-        print(jmh_views.ratio_text(t))
+        print(jmh_ratios.ratio_text(t))
     return 0
