@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from mechsym import MechsymError, decide, provenance, stats, store, sweep, verdict_cache, verdict_collect, verdict_runs
-from mechsym import analysis
+from mechsym import MechsymError, decide, decide_plan, provenance, stats, store, sweep, verdict_cache, verdict_collect
+from mechsym import analysis, verdict_runs
 from mechsym.analysis import LAB
 from mechsym.estimates import Estimate, estimate, more_forks, undecidable
 from mechsym.verdicts import Claim, Rule, judge
@@ -90,7 +90,7 @@ def test_open_claims_name_their_cells_and_why_others_are_not_extended(fake):
     before = _primary(module)
     assert before["wide"].outcome == "inconclusive" and before["far"].outcome == "holds"
     assert before["split"].outcome == "inconclusive" and "bimodal" in before["split"].why
-    plan = decide.make_plan(module, "standard", [], 40, {})
+    plan = decide_plan.make_plan(module, "standard", [], 40, {})
     found = {o.key[0].split(".")[1]: o for o in plan.claims}
     assert set(found) == {"wide", "split"}
     assert sorted(c.variant for c in found["wide"].cells) == ["base", "wide"]
@@ -157,9 +157,9 @@ def test_budget_refuses_anything_else_in_one_line(text):
 
 
 def test_schedule_is_fixed_by_the_run_and_the_cap():
-    assert decide.schedule(5, 40) == [5, 8, 12, 18, 27, 40]
-    assert decide.schedule(10, 12) == [10, 12]
-    assert decide.schedule(5, 5) == [5]
+    assert decide_plan.schedule(5, 40) == [5, 8, 12, 18, 27, 40]
+    assert decide_plan.schedule(10, 12) == [10, 12]
+    assert decide_plan.schedule(5, 5) == [5]
 
 
 # ---------------------------------------------------------------- the error split over looks
@@ -194,7 +194,7 @@ def _false_decisions(level_of_look, looks, paths=20000, seed=7):
 
 
 def test_split_looks_keep_false_decisions_at_5pct_where_naive_looks_exceed_it():
-    looks = decide.schedule(5, 40)
+    looks = decide_plan.schedule(5, 40)
     naive = _false_decisions(stats.LEVEL, looks)
     split = _false_decisions(stats.spent_level(len(looks)), looks)
     assert all(f > 0.05 for f in naive), naive
@@ -264,11 +264,11 @@ def test_budget_without_until_decided_is_refused(results_dir, capsys):
 
 def test_cells_match_whatever_the_csv_made_of_their_values():
     cell = sweep.Cell(variant="a", kernel="cmd:x", params={"threads": 2, "sync": False, "protocol": "lab"})
-    key = decide.cell_key(cell)
+    key = decide_plan.cell_key(cell)
     traced = (("variant", "a"), ("threads", 2.0), ("sync", "False"), ("flags", float("nan")), ("protocol", "post"))
-    assert not decide._matches(key, traced)                       # the kernel wrote its own protocol per row
-    assert decide._matches(key, traced, own={"protocol"})
-    assert not decide._matches(key, (("variant", "b"),) + traced[1:], own={"protocol"})
+    assert not decide_plan._matches(key, traced)                  # the kernel wrote its own protocol per row
+    assert decide_plan._matches(key, traced, own={"protocol"})
+    assert not decide_plan._matches(key, (("variant", "b"),) + traced[1:], own={"protocol"})
 
 
 def test_two_current_runs_are_judged_together_with_forks_nested_in_runs(fake, monkeypatch):
