@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mechsym import MechsymError, fsio, layout, machine, store
+from mechsym import MechsymError, fsio, layout, machine, runcheck, store
 
 
 def rows(n=3, value=1.0):
@@ -482,7 +482,7 @@ def test_the_stored_results_alias_table_matches_its_runs():
         assert mi["machine_id"] == r["directory"] and mi["cpu_model"] == r["cpu_model"]
         assert str(mi["logical_cpus"]) == r["logical_cpus"] and str(mi["memory_bytes"]) == r["memory_bytes"]
         assert str(mi.get("cpu_mhz") or "") == r["cpu_mhz"] and mi["kernel"] == r["kernel"] and r["evidence"]
-        assert store.check_csv({**m, "_csv": str(found[0].with_suffix(".csv")), "_json": str(found[0])}) is None
+        assert runcheck.check_csv({**m, "_csv": str(found[0].with_suffix(".csv")), "_json": str(found[0])}) is None
         listed.add((r["directory"], r["run_id"]))
     dirs = {d for d, _ in listed}
     assert {(j.parent.parent.name, j.stem) for d in dirs for j in (root / d).glob("*/*.json")} == listed

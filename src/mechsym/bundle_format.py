@@ -13,7 +13,7 @@ import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from . import MechsymError, layout, rowcheck, store
+from . import MechsymError, layout, rowcheck, runcheck
 
 FORMAT = "mechsym-results-bundle"
 VERSION = 1
@@ -139,11 +139,11 @@ def check_run(machine: str, experiment: str, run_id: str, pair: dict[str, bytes]
         return f"corrupt metadata ({json_error(e)})"
     if not isinstance(meta, dict) or meta.get("run_id") != run_id or meta.get("experiment") != experiment:
         return "its metadata names another run or experiment"
-    problem = store.meta_problem(meta, Path(experiment) / f"{run_id}.json")  # what every read of the store checks
+    problem = runcheck.meta_problem(meta, Path(experiment) / f"{run_id}.json")  # what every read of the store checks
     if problem:
         return f"not a run's metadata ({problem})"
-    problem = store.csv_problem(pair["csv"], meta.get("rows"), meta.get("csv_bytes"), meta.get("csv_sha256"),
-                                "corrupt results")
+    problem = runcheck.csv_problem(pair["csv"], meta.get("rows"), meta.get("csv_bytes"), meta.get("csv_sha256"),
+                                   "corrupt results")
     if problem:
         return refusal(problem)
     problem = rowcheck.problem(pair["csv"], run_id, experiment)  # the rules every read of the store applies

@@ -9,8 +9,8 @@ last: a run exists once its JSON does. A run id is never reused, so saving never
 fails leaves neither a temporary file nor half a run behind.
 
 Every read checks a run's CSV against its JSON: the size and sha256 recorded since they are (`csv_bytes`,
-`csv_sha256`), else the row count (`rows`) and a final newline. A run whose CSV does not match is skipped with a
-one-line warning naming the file, never shown.
+`csv_sha256`), else the row count (`rows`) and a final newline (runcheck.py). A run whose CSV does not match is
+skipped with a one-line warning naming the file, never shown.
 
 Where runs are, their names and the alias table are in layout.py; machine ids (which machine is this one) in
 machine.py; writing a file whole or not at all, and the free-space check, in fsio.py.
@@ -18,20 +18,17 @@ machine.py; writing a file whole or not at all, and the free-space check, in fsi
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import os
 import secrets
 import sys
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
 
-from . import MechsymError, fsio
+from . import MechsymError, fsio, runcheck
 from .layout import RUN_ID, check_experiment, check_machine_id, index, machines, results_root
 from .machine import _mem_bytes, machine_id  # noqa: F401  (_mem_bytes: seqio's scratch reads it here)
 
@@ -140,60 +137,6 @@ def warn(message: str) -> None:
         print(f"mechsym: warning: {message}", file=sys.stderr)
 
 
-def check_csv(meta: dict, csv_path: Path | str | None = None) -> str | None:
-    """None when the run's CSV is the one its JSON describes, else a one-line reason naming the file."""
-    path = Path(csv_path or meta["_csv"])
-    name = Path(meta.get("_json", path.with_suffix(".json"))).name
-    try:
-        st = path.stat()
-    except OSError:
-        return f"results file {path} is missing (its metadata {name} is stored); run skipped"
-    key = (str(path), st.st_size, st.st_mtime_ns, str(meta.get("rows")), meta.get("csv_bytes"), meta.get("csv_sha256"))
-    return _check_csv(key)
-
-
-@lru_cache(maxsize=256)
-def _check_csv(key: tuple) -> str | None:
-    path, size, _mtime, rows, nbytes, sha = key
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        return f"results file {path} is unreadable ({e.strerror or e}); run skipped"
-    problem = csv_problem(data, rows, nbytes, sha, f"corrupt results file {path}")
-    if problem is None:
-        from . import rowcheck  # the rows themselves: agreed columns, complete rows, possible values
-
-        bad = rowcheck.problem(data, Path(path).stem, Path(path).parent.name)
-        if bad:
-            problem = f"results file {path}: {bad}; run skipped"
-    return problem
-
-
-def csv_problem(data: bytes, rows, nbytes=None, sha=None, label: str = "results") -> str | None:
-    """Why these CSV bytes are not the ones a sidecar describes (rows, bytes, sha256), or None."""
-    if sha is not None:
-        if nbytes is not None and len(data) != nbytes:
-            return f"{label}: {len(data)} bytes where its metadata records {nbytes} (truncated or changed); run skipped"
-        if hashlib.sha256(data).hexdigest() != sha:
-            return f"{label}: sha256 differs from the one its metadata records (changed after it was stored); run skipped"
-        return None
-    if rows in (None, "None"):
-        return None  # stored before rows were recorded: nothing to check against
-    try:
-        want = int(rows)
-    except (TypeError, ValueError):
-        return f"{label}: its metadata records rows={rows!r}, not a count; run skipped"
-    if data and not data.endswith(b"\n"):
-        return f"{label}: does not end with a newline (cut mid-line); run skipped"
-    try:
-        got = sum(1 for _ in csv.reader(io.StringIO(data.decode("utf-8"), newline=""))) - 1
-    except (UnicodeDecodeError, csv.Error) as e:
-        return f"{label}: not CSV text ({str(e)[:80]}); run skipped"
-    if got != want:
-        return f"{label}: {max(got, 0)} rows where its metadata records {want} (truncated or changed); run skipped"
-    return None
-
-
 def read_meta(j: Path) -> dict:
     """A stored run's metadata (its JSON sidecar), or a one-line MechsymError naming the file."""
     try:
@@ -204,32 +147,10 @@ def read_meta(j: Path) -> dict:
         raise MechsymError(f"corrupt metadata file {j}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from e
     if not isinstance(meta, dict) or not isinstance(meta.get("run_id"), str):
         raise MechsymError(f"corrupt metadata file {j}: not a run's metadata (a JSON object with a run_id)")
-    problem = meta_problem(meta, j)
+    problem = runcheck.meta_problem(meta, j)
     if problem:
         raise MechsymError(f"corrupt metadata file {j}: not a run's metadata ({problem})")
     return meta
-
-
-# the keys every reader relies on, and their JSON types, where present
-_META_TYPES = {"experiment": str, "preset": str, "status": str, "machine": dict, "rows": int, "csv_bytes": int,
-               "csv_sha256": str, "seconds": (int, float), "start": str, "end": str, "saved_at": str,
-               "commands": list, "failures": list, "unavailable": list, "jdks": list, "noise": dict}
-_JSON_TYPE = {str: "a string", dict: "an object", int: "a whole number", list: "a list", (int, float): "a number"}
-
-
-def meta_problem(meta: dict, j: Path) -> str | None:
-    """Why a JSON object is not the sidecar of the run stored as `j` (its name and folder), or None."""
-    if not RUN_ID.match(meta["run_id"]) or meta["run_id"] != j.stem:
-        return f"run_id {meta['run_id'][:80]!r} is not the file's own run id {j.stem!r}"
-    if "experiment" not in meta:
-        return f"no experiment (its folder says {j.parent.name!r})"
-    if meta["experiment"] != j.parent.name:
-        return f"experiment {str(meta['experiment'])[:80]!r} is not its folder's {j.parent.name!r}"
-    for key, kind in _META_TYPES.items():
-        v = meta.get(key)
-        if v is not None and (not isinstance(v, kind) or isinstance(v, bool)):
-            return f"{key} is {type(v).__name__} {str(v)[:40]!r}, not {_JSON_TYPE[kind]}"
-    return None
 
 
 def default_machine(experiment: str | None = None, root: Path | None = None) -> str | None:
@@ -276,7 +197,7 @@ def scan(experiment: str, machine: str | None = None, root: Path | None = None,
         meta["_csv"] = str(j.with_suffix(".csv"))
         meta["_machine"] = m
         meta["_dir"] = d
-        problem = check_csv(meta)
+        problem = runcheck.check_csv(meta)
         if problem:
             skipped.append(problem)
             continue
