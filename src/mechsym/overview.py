@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from . import experiments, store
-from .verdict_collect import (ERROR, NOT_RUN, agreement, bh_line, claims_of, collect, primaries,  # noqa: F401
-                              stored_runs)
+from .verdict_collect import ERROR, NOT_RUN, agreement, bh_line, claims_of, collect, primaries  # noqa: F401
+from .verdict_runs import stored_runs
 from .verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
 
 STATUSES = (HOLDS, FAILS, INCONCLUSIVE, UNMEASURABLE, NOT_RUN, ERROR)
