@@ -13,6 +13,9 @@ from . import MechsymError
 from .jmh import PROTOCOL
 from .jmh_views import BAND, SPECS, Spec, run_checksums
 
+
+# ---------------------------------------------------------------- the notebooks' sections, the overview's ratio table
+
 #: What to check when the two harnesses differ (issue 34): each names the evidence that settles it.
 REASONS = [
     "**compilation**: which tier compiled the measured loop and when (JMH's `-prof comp`, "
