@@ -26,7 +26,7 @@ C_BINS    := $(patsubst c-src/%.c,build/c/%,$(C_SRCS))
 NB_SRCS   := $(wildcard notebooks/src/*.py)
 NB_IPYNB  := $(patsubst notebooks/src/%.py,notebooks/%.ipynb,$(NB_SRCS))
 
-.PHONY: all jar jmh c venv lock notebooks test lab reports refresh fleet fleet-deps fleet-lock clean
+.PHONY: all jar jmh c venv lock notebooks test test-seeds lab reports refresh fleet fleet-deps fleet-lock clean
 
 # The tools a build needs, checked before anything runs: one line saying what to install.
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
@@ -115,7 +115,13 @@ TEST_WORKERS ?= 2
 # tests start (a notebook's kernel, a `mechsym` command) would otherwise compile src/ again, about 0.4 s each.
 test: all fleet-deps
 	$(VPY) -m compileall -q src tests
-	$(VENV)/bin/pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup) tests
+	$(VENV)/bin/pytest -q -m "not seeds" $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup) tests
+
+# The five-seed stability check of the stored verdicts (tests/test_seed_stability.py): every stored run judged again
+# under four other bootstrap seeds, ~1 min of CPU a seed since the runs carry until-decided extensions (judged at
+# the spent level, with more resamples). Run it after a refresh or a change to the statistics; `make test` skips it.
+test-seeds: all
+	$(VENV)/bin/pytest -q -m seeds $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup) tests
 
 # Re-run, one at a time under the bench lock, the standard preset of every experiment whose shown run is stale
 # (measured with other kernels than the checkout's); says which and how long first; refuses a dirty tree.

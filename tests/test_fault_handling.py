@@ -987,3 +987,14 @@ def test_every_stored_run_passes_the_row_check():
     assert csvs
     bad = {str(p): rowcheck.problem(p.read_bytes(), p.stem, p.parent.name) for p in csvs}
     assert {k: v for k, v in bad.items() if v} == {}
+
+
+def test_a_send_on_time_is_zero_lateness_but_a_zero_duration_is_impossible():
+    from mechsym import rowcheck
+
+    def check(metric, value):
+        return rowcheck.values_problem(pd.Series([metric]), pd.Series(["ns"]), pd.Series([str(value)]))
+
+    assert check("wakeup_late_median", 0) is None and check("wakeup_late_max", 0) is None
+    assert "impossible" in check("duration", 0)
+    assert "impossible" in check("wakeup_late_median", -1)

@@ -66,6 +66,5 @@ def test_the_reading_against_the_band(ratio, low, high, expected):
 def test_the_table_puts_todays_kernel_first_and_says_when_nothing_was_measured():
     rows = fidelity.table("spsc")
     assert rows["today's kernel"].iloc[0] == "yes" and set(rows["today's kernel"]) == {"yes", "no"}
-    assert "No fidelity measurement exists yet for LockedSignalling" in fidelity.section(
-        "signalling", ["mechsym.signalling.LockedSignalling"]).data
+    assert "No fidelity measurement exists yet for c:pingpong" in fidelity.section("signalling", ["c:pingpong"]).data
     assert "No fidelity measurement exists yet for the locks experiment" in fidelity.section("locks").data

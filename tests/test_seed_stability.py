@@ -21,6 +21,7 @@ def _primaries(seed: int) -> pd.DataFrame:
     return prim.set_index(["machine", "id"])[["outcome", "near", "low", "high"]]
 
 
+@pytest.mark.seeds   # `make test-seeds`: about a minute of CPU a seed, so `make test` (CI) leaves it out
 @pytest.mark.skipif(not store.machines(), reason="no stored runs")
 @pytest.mark.parametrize("seed", SEEDS[1:])
 def test_another_seed_flips_no_decisive_primary_verdict(seed):

@@ -16,8 +16,10 @@ STORE = ROOT / "data" / "results"
 def test_the_run_a_notebook_shows_by_default_is_current(name):
     machine = store.default_machine(name, STORE)
     assert machine, f"{name}: no stored run in {STORE}"
-    [shown] = store.chosen_runs(name, machine, root=STORE)
-    assert shown.get("preset") in ("standard", "full"), (name, shown["run_id"])
-    state, why = provenance.status(shown)
-    assert state == provenance.CURRENT, (f"{name}: the run notebooks show ({shown['run_id']}) is {state}: {why}; "
-                                         "re-run it with `make refresh` and commit the run")
+    shown, *extensions = store.chosen_runs(name, machine, root=STORE)   # a run, then forks added until decided
+    assert shown.get("preset") in ("standard", "full") and not shown.get("extends"), (name, shown["run_id"])
+    assert all(e.get("extends") == shown["run_id"] for e in extensions), (name, [e["run_id"] for e in extensions])
+    for run in (shown, *extensions):
+        state, why = provenance.status(run)
+        assert state == provenance.CURRENT, (f"{name}: the run notebooks show ({run['run_id']}) is {state}: {why}; "
+                                             "re-run it with `make refresh` and commit the run")

@@ -296,3 +296,16 @@ def test_a_discrete_statistic_says_more_forks_would_not_decide_it():
     forks = np.array([1.0, 1.1, 1.0, 1.1, 1.0, 1.1, 1.1, 1.0])   # every fork one of two numbers
     v = judge(claim, estimate(lambda a: a, forks))
     assert v.outcome == "inconclusive" and "more forks would not decide it: a discrete statistic" in v.why
+
+
+def test_a_jmh_run_of_the_same_code_is_never_a_sibling(monkeypatch):
+    from mechsym import provenance
+
+    base = {"run_id": "a", "preset": "standard"}
+    lab = {"run_id": "b", "preset": "standard"}
+    jmh_run = {"run_id": "c", "preset": "standard", "overrides": {"protocol": "jmh"}}
+    monkeypatch.setattr(verdict_runs, "stored_runs", lambda name, machine: [base, lab, jmh_run])
+    monkeypatch.setattr(verdict_runs, "quiet", lambda meta: True)
+    monkeypatch.setattr(provenance, "is_current", lambda meta: True)
+    monkeypatch.setattr(provenance, "run_fingerprint", lambda meta: ("same", ""))
+    assert [m["run_id"] for m in verdict_runs.sibling_runs("x", "m", {"a"})] == ["b"]

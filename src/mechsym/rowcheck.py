@@ -74,6 +74,11 @@ UNITS: dict[str, Range] = {
 }
 
 
+#: A lateness or delay in ns (batching's wakeup_late_median: how long after its due time a send left) may be 0: a
+#: send on time. Every other duration is > 0.
+LATE = r"(?:^|_)(?:late|delay)(?:_|$)"
+
+
 def _per(metric: str) -> bool:
     """A count per something (packets_per_burst) is an average: not whole."""
     return "_per_" in metric
@@ -117,6 +122,7 @@ def _values_hit(metric: pd.Series, unit: pd.Series, raw: pd.Series, value: pd.Se
     lo = unit.map({u: r.lo for u, r in UNITS.items()}).to_numpy(dtype=float)
     hi = unit.map({u: r.hi for u, r in UNITS.items()}).to_numpy(dtype=float)
     lo_open = unit.isin([u for u, r in UNITS.items() if r.lo_open]).to_numpy()
+    lo_open = lo_open & ~metric.str.contains(LATE).to_numpy(dtype=bool)   # a lateness may be zero
     whole = unit.isin([u for u, r in UNITS.items() if r.whole]).to_numpy()
     whole = whole & ~metric.map(_per).to_numpy(dtype=bool)
     finite = np.isfinite(v)

@@ -177,7 +177,9 @@ public class RingBufferVsQueue {
         long number;
     }
 
-    /** The Disruptor: a single-producer RingBuffer and one BatchEventProcessor on the consumer thread. */
+    /** The Disruptor: a single-producer RingBuffer and one BatchEventProcessor on the consumer thread. Deliberately
+     * the same set-up as the kernel's (DisruptorThroughput): the Disruptor's documented single-producer wiring,
+     * repeated so that this benchmark reads on its own, as a JMH sample does. */
     static final class Ring extends Consumer implements EventHandler<LongEvent> {
         private final RingBuffer<LongEvent> ring;
         private final BatchEventProcessor<LongEvent> processor;
