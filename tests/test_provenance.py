@@ -164,7 +164,11 @@ def copy_code(dest: Path) -> Path:
 
 def stored_run(store: Path, fingerprint: str) -> Path:
     """A copy of the committed callerchoose run whose provenance names `fingerprint` (what a run records)."""
-    src = sorted((ROOT / "data" / "results").glob("*/callerchoose/*.json"))[-1]
+    def lab_base(path: Path) -> bool:   # not a JMH run, not forks added to another run (--until-decided)
+        meta = json.loads(path.read_text())
+        return not meta.get("extends") and (meta.get("overrides") or {}).get("protocol") != "jmh"
+
+    src = [p for p in sorted((ROOT / "data" / "results").glob("*/callerchoose/*.json")) if lab_base(p)][-1]
     folder = store / src.parent.parent.name / "callerchoose"
     folder.mkdir(parents=True)
     shutil.copy2(src.with_suffix(".csv"), folder / src.with_suffix(".csv").name)
