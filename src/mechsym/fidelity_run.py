@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import MechsymError, repo_root
+from . import MechsymError, repo_root, units
 
 FIDELITY_ENV = "MECHSYM_FIDELITY_DIR"
 DIRECTIONS = ("speed", "duration")
@@ -331,7 +331,8 @@ def row(p: Plan, r: Result, machine: str | None = None, today: str | None = None
     note = "; ".join(x for x in (
         f"fidelity-run: per set {', '.join(PROGRAMS)} as fresh processes in rotating order"
         + (f" under taskset -c {p.cpus}" if p.cpus else "")
-        + f"; medians: kernel {_si(np.median(r.figures['kernel']))}, listing {_si(np.median(r.figures['listing']))}",
+        + f"; medians: kernel {units.si(np.median(r.figures['kernel']), 4)}, "
+          f"listing {units.si(np.median(r.figures['listing']), 4)}",
         "" if r.clean else "measured on a tree with uncommitted changes (--allow-dirty)",
         p.note) if x)
     out = {c: "" for c in fidelity.COLUMNS}
@@ -363,11 +364,3 @@ def append(p: Plan, new: dict) -> Path:
     fidelity.validate(df, p.experiment, str(path))
     fsio.atomic_write(path, text)
     return path
-
-
-def _si(x: float) -> str:
-    """A figure for the row's note without scientific notation (which the notebooks' tables refuse): 27.54 M."""
-    for suffix, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(x) >= scale:
-            return f"{x / scale:.4g} {suffix}"
-    return f"{x:.4g}"
