@@ -272,7 +272,7 @@ def chosen_runs(experiment: str, machine: str | None = None, root: Path | None =
     (MechsymError, one line). protocol "jmh": the runs of `mechsym run --protocol jmh` instead, which never stand in
     for the lab's own."""
     metas, skipped = scan(experiment, machine, root, include_incomplete)
-    metas = [m for m in metas if ((m.get("overrides") or {}).get("protocol") == "jmh") == (protocol == "jmh")]
+    metas = [m for m in metas if is_jmh_run(m) == (protocol == "jmh")]
     if preset:
         metas = [m for m in metas if m.get("preset") == preset]
     if latest and metas:
@@ -287,6 +287,12 @@ def chosen_runs(experiment: str, machine: str | None = None, root: Path | None =
     for s in skipped:
         warn(s)
     return metas
+
+
+def is_jmh_run(meta: dict) -> bool:
+    """Whether a stored run is one of `mechsym run --protocol jmh`: a second opinion beside the lab's runs, never
+    one of them (not chosen for a notebook, not a sibling, no vote)."""
+    return (meta.get("overrides") or {}).get("protocol") == "jmh"
 
 
 def extensions(base: dict, metas: list[dict]) -> list[dict]:

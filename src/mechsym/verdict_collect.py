@@ -137,7 +137,7 @@ def replication(module, name: str, df: pd.DataFrame, main: list[Verdict], busy: 
         if None in prints or not judged:
             continue  # the code behind the run judged is not known: no run can be said to repeat it
         metas = [m for m in metas if m["run_id"] not in shown and m.get("preset") in presets and not m.get("extends")
-                 and (m.get("overrides") or {}).get("protocol") != "jmh"
+                 and not store.is_jmh_run(m)
                  and (busy or verdict_runs.quiet(m)) and provenance.run_fingerprint(m)[0] in prints]
         if not metas:
             continue

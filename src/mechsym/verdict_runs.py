@@ -52,7 +52,7 @@ def sibling_runs(name: str, machine: str, shown: set[str]) -> list[dict]:
     for m in metas:
         if m["run_id"] in shown or m.get("extends") or m.get("preset") != base.get("preset") or not quiet(m):
             continue
-        if (m.get("overrides") or {}).get("protocol") == "jmh":   # JMH's runs are a second opinion, never a sibling
+        if store.is_jmh_run(m):
             continue
         if provenance.is_current(m) and provenance.run_fingerprint(m)[0] == mine:
             out += [m] + store.extensions(m, metas)
