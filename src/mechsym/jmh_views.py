@@ -45,10 +45,10 @@ def side_by_side(experiment: str, keys: list[str], metric: str = "throughput", m
         raise MechsymError(f"{experiment}: no stored lab run to set beside JMH (run `mechsym run {experiment}`)")
     if jmh_rows.empty:
         raise MechsymError(f"{experiment}: no stored JMH run (run `mechsym run {experiment} --protocol jmh`)")
-    lab = analysis.measured(lab, metric)
+    lab = _whole_keys(analysis.measured(lab, metric), [*keys, *(where or {})])
     for k, v in (where or {}).items():
         lab = lab[lab[k].astype(str) == str(v)] if k in lab else lab.iloc[0:0]
-    jmh_rows = analysis.measured(jmh_rows, jmh_metric or metric)
+    jmh_rows = _whole_keys(analysis.measured(jmh_rows, jmh_metric or metric), keys)
     if "jmh_method" in jmh_rows:
         method = jmh_rows["jmh_method"].astype(str)
         jmh_rows = jmh_rows[method == jmh_method] if jmh_method else jmh_rows[~method.str.contains(":")]
@@ -91,6 +91,21 @@ def side_by_side(experiment: str, keys: list[str], metric: str = "throughput", m
                     "high": est.high if est else math.nan, "reading": reading,
                     "lab values": tuple(lab_v), "JMH values": tuple(jmh_v)})
     return pd.DataFrame(out)
+
+
+def _whole_keys(rows: pd.DataFrame, columns) -> pd.DataFrame:
+    """The cell columns in `columns` that hold only whole numbers as integers (nullable Int64 where a value is
+    missing), so that cells match by value across runs: a stored run whose column is blank on some rows (falsesharing's
+    layout rows have no threads) is read back as floats, 2.0, and would never meet JMH's threads 2 when cells are
+    matched as text."""
+    out = rows
+    for c in dict.fromkeys(columns):
+        if c not in rows or not pd.api.types.is_float_dtype(rows[c]):
+            continue
+        present = rows[c].dropna()
+        if len(present) and ((present == present.round()) & (present.abs() < 2 ** 53)).all():
+            out = out.assign(**{c: rows[c].astype("Int64" if len(present) < len(rows) else "int64")})
+    return out
 
 
 @dataclass(frozen=True)
