@@ -16,8 +16,8 @@ LAYOUTS = ("unpadded", "padded-longs")
 def _save_runs():
     rate = {"unpadded": 40.0, "padded-longs": 100.0}
     lab = [{"experiment": "fsdemo", "variant": v, "layout": v, "protocol": "lab", "threads": t,
-            "placement": "cross-core", "jdk": 17, "fork": f, "iteration": i, "warmup": False, "metric": "throughput", "value": rate[v] * t + f,
-            "unit": "ops/s", "status": "ok", "note": ""}
+            "placement": "cross-core", "jdk": 17, "fork": f, "iteration": i, "warmup": False, "metric": "throughput",
+            "value": rate[v] * t + f, "unit": "ops/s", "status": "ok", "note": ""}
            for v in LAYOUTS for t in (1, 2) for f in range(5) for i in range(3)]
     # the layout rows: one per layout and field, no threads (as falsesharing's sweep stores its JOL offsets)
     lab += [{"experiment": "fsdemo", "variant": v, "layout": v, "protocol": "lab", "threads": None,
