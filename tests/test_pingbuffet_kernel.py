@@ -18,19 +18,21 @@ TINY = ("--pings=200", "--runs=1", "--warmup-runs=0")
 
 # ---------------------------------------------------------------- the kernel: two JVMs
 
-@pytest.mark.parametrize("mode", ["tcp-selectnow", "tcp-select", "tcp-block", "udp-spin", "ipc-spin"])
-def test_every_transport_round_trips_and_leaves_no_file(mode, tmp_path):
-    rows = run_kernel(KERNEL, f"--mode={mode}", *TINY, "--pin=0,1", f"--dir={tmp_path}",
-                      "--protocol=post" if mode == "udp-spin" else "--protocol=lab")
+# ipc-spin under both protocols: each has its own layout of the mapped file (java-ping's under post)
+@pytest.mark.parametrize("mode,protocol", [("tcp-selectnow", "lab"), ("tcp-select", "lab"), ("tcp-block", "lab"),
+                                           ("udp-spin", "post"), ("ipc-spin", "lab"), ("ipc-spin", "post")])
+def test_every_transport_round_trips_and_leaves_no_file(mode, protocol, tmp_path):
+    rows = run_kernel(KERNEL, f"--mode={mode}", *TINY, "--pin=0,1", f"--dir={tmp_path}", f"--protocol={protocol}")
     assert set(rows["mode"]) == {mode} and set(rows["pinning"]) == {"thread"}
     got = dict(zip(rows["metric"], rows["value"]))
     assert got["pings"] == 200 and 0 < got["rtt_min"] <= got["rtt_p50"] <= got["rtt_p99.99"] <= got["rtt_max"]
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("mode", ["tcp-spin", "ipc-spin"])
-def test_a_wrong_echo_from_the_server_fails_the_run(mode, tmp_path):
-    r = kernel_process(KERNEL, f"--mode={mode}", *TINY, "--inject=bad-echo", f"--dir={tmp_path}")
+@pytest.mark.parametrize("mode,protocol", [("tcp-spin", "lab"), ("ipc-spin", "lab"), ("ipc-spin", "post")])
+def test_a_wrong_echo_from_the_server_fails_the_run(mode, protocol, tmp_path):
+    r = kernel_process(KERNEL, f"--mode={mode}", *TINY, "--inject=bad-echo", f"--dir={tmp_path}",
+                       f"--protocol={protocol}")
     assert r.returncode == 3 and r.stdout == ""
     assert "another sequence number" in r.stderr and len(r.stderr.splitlines()) == 1
     assert list(tmp_path.iterdir()) == []

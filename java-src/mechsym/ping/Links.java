@@ -33,12 +33,14 @@ import java.util.function.BooleanSupplier;
  * non-blocking read; {@code selectnow} spins on {@code Selector.selectNow()};
  * {@code select} blocks in {@code Selector.select()}; {@code block} blocks in a
  * blocking read. {@code --yield=true} (the post's {@code -Dyield=true}) calls
- * {@code Thread.yield()} on every empty spin. IPC, the shape of java-ping's
- * IpcPingClient/IpcPingServer: in a memory-mapped file, a counter and a 32-byte
- * message on each of two cache lines; a side copies the message into its
- * outgoing slot, stores its counter with release semantics and waits for the
- * other's counter with a CAS of the expected value for itself (VarHandle
- * views), both ends busy spinning.
+ * {@code Thread.yield()} on every empty spin. IPC, the steps of java-ping's
+ * IpcPingClient/IpcPingServer in a memory-mapped file: a side copies a 32-byte
+ * message, stores its counter with release semantics and waits for the other's
+ * counter with a CAS of the expected value for itself (VarHandle views), both
+ * ends busy spinning. Two layouts: {@code post}, java-ping's own (each side
+ * writes its data beside the counter it waits on, so a message travels on
+ * other cache lines than the counter that announces it; see {@link #MESSAGE});
+ * {@code lab}, each side's data beside its own counter on a line of its own.
  */
 final class Links {
     static final int SIZE = 32;
@@ -46,10 +48,18 @@ final class Links {
         List.of("tcp-spin", "tcp-selectnow", "tcp-select", "tcp-block", "udp-spin", "ipc-spin", "timer");
     static final long CORRUPT = 1L << 40;  // added to an echo by --inject=bad-echo
     static final int IPC_BYTES = 4096;
+    // the lab layout: each side's counter with its 32-byte message after it, the two sides two cache lines apart
     private static final int PING = 0;
-    private static final int PING_DATA = 8;   // the 32-byte message beside its counter, as java-ping's layout
-    private static final int PONG = 128;   // two cache lines apart: no false sharing with PING
+    private static final int PING_DATA = 8;
+    private static final int PONG = 128;
     private static final int PONG_DATA = PONG + 8;
+    // the post layout, java-ping's offsets from the page-aligned start of the map for a 32-byte message: the
+    // client's counter on the second cache line with the server's echo after it; 64 bytes on, the server's counter
+    // with the client's message after it, which crosses the line boundary at 192
+    private static final int CLIENT_COUNTER = 64;
+    private static final int ECHO = CLIENT_COUNTER + 8;            // 72-103
+    private static final int SERVER_COUNTER = ECHO + SIZE + 64;    // 168
+    private static final int MESSAGE = SERVER_COUNTER + 8;         // 176-207
     private static final long STOP = -1;
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
@@ -91,8 +101,8 @@ final class Links {
 
     // ---------------------------------------------------------------- client ends
 
-    static Link client(final String mode, final int port, final Path file, final Spin spin, final boolean inject)
-            throws IOException {
+    static Link client(final String mode, final int port, final Path file, final Spin spin, final boolean inject,
+                       final boolean ipcPost) throws IOException {
         switch (mode) {
             case "timer":
                 return new Link() {   // the post's ErrPingClient: nothing between the two clock reads
@@ -112,7 +122,7 @@ final class Links {
             case "udp-spin":
                 return udpClient(port, spin);
             case "ipc-spin":
-                return ipcClient(file, spin);
+                return ipcPost ? ipcPostClient(file, spin) : ipcClient(file, spin);
             default:
                 return tcpClient(mode, port, spin);
         }
@@ -196,6 +206,36 @@ final class Links {
         };
     }
 
+    /**
+     * The post layout's client, as java-ping's IpcPingClient: copy the last echo into the outgoing message, publish
+     * the counter, spin on a CAS of the server's counter. The one addition, the lab's check: the sequence number
+     * overwrites the message's first 8 bytes, and the server echoes it as its counter, so the CAS's witness is the
+     * echo (no further read of the echo line inside the timed ping, which java-ping does not make either).
+     */
+    private static Link ipcPostClient(final Path file, final Spin spin) throws IOException {
+        final MappedByteBuffer map = mapped(file);
+        return new Link() {
+            @Override
+            public long ping(final long seq) throws IOException {
+                map.put(MESSAGE, map, ECHO, SIZE);
+                map.putLong(MESSAGE, seq);
+                LONGS.setRelease(map, CLIENT_COUNTER, seq);
+                // any witness but the last counter ends the wait: a corrupt echo cannot hang the client
+                final long last = seq - 1;
+                long w;
+                while ((w = (long) LONGS.compareAndExchange(map, SERVER_COUNTER, seq, seq)) == last) {
+                    spin.idle();
+                }
+                return w;
+            }
+
+            @Override
+            public void close() {
+                LONGS.setRelease(map, CLIENT_COUNTER, STOP);
+            }
+        };
+    }
+
     static MappedByteBuffer mapped(final Path file) throws IOException {
         try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             return fc.map(FileChannel.MapMode.READ_WRITE, 0, IPC_BYTES);
@@ -214,12 +254,13 @@ final class Links {
         void close() throws IOException;
     }
 
-    static Server server(final String mode, final Path file, final Spin spin, final boolean inject) throws IOException {
+    static Server server(final String mode, final Path file, final Spin spin, final boolean inject,
+                         final boolean ipcPost) throws IOException {
         switch (mode) {
             case "udp-spin":
                 return udpServer(spin, inject);
             case "ipc-spin":
-                return ipcServer(file, spin, inject);
+                return ipcPost ? ipcPostServer(file, spin, inject) : ipcServer(file, spin, inject);
             default:
                 return tcpServer(mode, spin, inject);
         }
@@ -334,6 +375,49 @@ final class Links {
                         corrupt = false;
                     }
                     LONGS.setRelease(map, PONG, next);
+                }
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    /**
+     * The post layout's server, as java-ping's IpcPingServer: spin on a CAS of the client's counter, copy the
+     * message back into the echo, publish the counter. Its counter is the sequence number read from the echo it
+     * just wrote (java-ping's is its own loop count: the same value when the message arrived intact).
+     */
+    private static Server ipcPostServer(final Path file, final Spin spin, final boolean inject) throws IOException {
+        final MappedByteBuffer map = mapped(file);
+        return new Server() {
+            @Override
+            public int port() {
+                return 0;
+            }
+
+            @Override
+            public void serve() throws IOException {
+                long last = 0;
+                boolean corrupt = inject;
+                while (true) {
+                    final long next = last + 1;
+                    long w;
+                    while ((w = (long) LONGS.compareAndExchange(map, CLIENT_COUNTER, next, next)) != next) {
+                        if (w == STOP) {
+                            return;
+                        }
+                        spin.idle();
+                    }
+                    last = next;
+                    map.put(ECHO, map, MESSAGE, SIZE);
+                    long echo = map.getLong(ECHO);
+                    if (corrupt) {
+                        echo += CORRUPT;
+                        corrupt = false;
+                    }
+                    LONGS.setRelease(map, SERVER_COUNTER, echo);
                 }
             }
 

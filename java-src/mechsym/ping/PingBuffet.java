@@ -39,16 +39,18 @@ import mechsym.common.Kernels;
  * empty spin, {@code --wait-nanos=N} waits N ns between pings, outside the timed ping. Modes ({@code --mode}):
  * see {@link Links}; {@code timer} starts no server.
  *
- * <p>Differences from java-ping at the post's date (2013-06-30, 99d6df0): its IPC ping copies a 32-byte
- * message and spins on a CAS of the echo counter, and so does this one ({@link Links}), the message carrying
- * the sequence number the check reads. Its {@code -DwaitNanos} parks ({@code LockSupport.parkNanos}, tens of
- * µs on Linux); {@code --wait-nanos} here busy-waits. Its rows are 100,000 socket or 1,000,000 IPC pings.
- *
  * <p>Protocols ({@code --protocol}): {@code post} keeps every round trip in a {@code long[]} and reads the
- * percentiles off the sorted array at {@code (int)(N * p)}, as the post chose raw data over a histogram;
- * {@code lab} (default) records each run in an HdrHistogram (3 significant digits) after its timed loop. Both
- * add the mean the post left out ("average latency is not latency"), and run {@code --warmup-runs} then
- * {@code --runs}.
+ * percentiles off the sorted array at {@code (int)(N * p)}, as the post chose raw data over a histogram, and lays
+ * out the IPC file as java-ping did; {@code lab} (default) records each run in an HdrHistogram (3 significant
+ * digits) after its timed loop and puts each IPC message beside its own counter ({@link Links}). Both add the
+ * mean the post left out, and run {@code --warmup-runs} then {@code --runs}.
+ *
+ * <p>Differences from java-ping at the post's date (99d6df0). IPC under {@code post}: its offsets, copies, ordered
+ * stores and CAS spins, through VarHandle views and a buffer copy where it used Unsafe; the sequence number
+ * overwrites the message's first 8 bytes and the server returns it as its counter (the check); each empty spin
+ * also counts toward a peer-alive test every 2^20 spins; one sequence across runs, not a count from 0 a row; a
+ * 4 KB temporary file, not 272 bytes of ./ping.ipc. Its {@code -DwaitNanos} parks (its IPC client never waits);
+ * {@code --wait-nanos} here busy-waits. Its rows are 100,000 socket or 1,000,000 IPC pings.
  *
  * <p>No server outlives the client: it is closed, told to stop, and killed after 5 s (a shutdown hook does the
  * same on SIGTERM); the server halts when its stdin closes; the IPC file ({@code --dir}) is deleted by both.
@@ -57,8 +59,7 @@ import mechsym.common.Kernels;
  * every run fails its check, exit 3.
  *
  * <p>How to run: {@code java -cp build/mechsym.jar:build/lib/* mechsym.ping.PingBuffet --mode=tcp-spin --pin=0,1
- * --pings=100000 --runs=8}. What you should see: IPC a few hundred ns, sockets several µs, select-based modes
- * slowest, the timer tens of ns.
+ * --pings=100000}. What you should see: IPC a few hundred ns, sockets several µs, select slowest, timer tens of ns.
  */
 public final class PingBuffet {
     static final List<String> PROTOCOLS = List.of("lab", "post");
@@ -97,7 +98,8 @@ public final class PingBuffet {
 
         final Path dir = Path.of(dirArg.isEmpty() ? System.getenv().getOrDefault("MECHSYM_SCRATCH",
                 System.getProperty("java.io.tmpdir")) : dirArg);
-        final Peer peer = mode.equals("timer") ? null : Peer.start(mode, dir, pin, yield, inject);
+        final boolean post = protocol.equals("post");
+        final Peer peer = mode.equals("timer") ? null : Peer.start(mode, dir, pin, yield, inject, post);
         final Csv csv = new Csv("mode", "pinning");
         final List<String> cols = List.of(mode, Affinity.pinning(pin));
         try {
@@ -106,7 +108,7 @@ public final class PingBuffet {
             }
             final Links.Spin spin = new Links.Spin(yield, () -> peer == null || peer.alive());
             try (Links.Link link = Links.client(mode, peer == null ? 0 : peer.port, peer == null ? null : peer.file,
-                                                spin, inject)) {
+                                                spin, inject, post)) {
                 final long[] rtt = new long[pings];
                 // the JIT and GC time of a run's pings, in one JVM only (a server JVM compiles on its own)
                 final JitGc jitGc = peer == null ? new JitGc() : null;
@@ -195,6 +197,7 @@ public final class PingBuffet {
         final int cpu = args.intValue("cpu", -1, -1, 4095);
         final boolean yield = args.choice("yield", "false", List.of("false", "true")).equals("true");
         final boolean inject = args.choice("inject", "none", INJECT).equals("bad-echo");
+        final boolean post = args.choice("protocol", "lab", PROTOCOLS).equals("post");
         final String file = args.string("file", "");
         args.finish();
         final Path path = file.isEmpty() ? null : Path.of(file);
@@ -202,7 +205,7 @@ public final class PingBuffet {
         if (cpu >= 0) {
             Affinity.pinCurrentThread(cpu);
         }
-        try (Links.Server s = Links.server(mode, path, new Links.Spin(yield, () -> true), inject)) {
+        try (Links.Server s = Links.server(mode, path, new Links.Spin(yield, () -> true), inject, post)) {
             System.out.println("ready port=" + s.port());
             System.out.flush();
             s.serve();
@@ -247,7 +250,7 @@ public final class PingBuffet {
         }
 
         static Peer start(final String mode, final Path dir, final int[] pin, final boolean yield,
-                          final boolean inject) throws IOException {
+                          final boolean inject, final boolean post) throws IOException {
             Path file = null;
             if (mode.equals("ipc-spin")) {
                 Files.createDirectories(dir);
@@ -261,7 +264,8 @@ public final class PingBuffet {
             cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
             cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), PingBuffet.class.getName(),
                                "--role=server", "--mode=" + mode, "--cpu=" + (pin.length > 0 ? pin[1] : -1),
-                               "--yield=" + yield, "--inject=" + (inject ? "bad-echo" : "none")));
+                               "--yield=" + yield, "--inject=" + (inject ? "bad-echo" : "none"),
+                               "--protocol=" + (post ? "post" : "lab")));
             if (file != null) {
                 cmd.add("--file=" + file);
             }
