@@ -256,3 +256,20 @@ def test_claims_are_counted_once_and_bh_marks_the_ones_that_do_not_survive():
     assert "1 of 2 decisive primary claims survive Benjamini-Hochberg at q = 0.05" in line and "1 do not" in line
     csv = vc.csv_frame(out)
     assert {"primary", "p_value", "near", "fact"} <= set(csv.columns)
+
+
+def test_an_interval_end_in_a_gap_of_the_resamples_is_near_its_threshold():
+    """Forks nested in two runs give a bootstrap distribution with a gap; an interval end in the gap moves with the
+    seed, so a threshold inside the gap marks the verdict near (stats.end_bands), where the 2%-of-width rule alone
+    did not (the batching flip under seed 1)."""
+    from mechsym import stats
+    from mechsym.estimates import Estimate
+
+    rng = np.random.default_rng(0)
+    gap = np.concatenate([rng.normal(1.0, 0.05, 9_750), rng.normal(1.6, 0.01, 250)])   # 2.5% in a far mode
+    smooth = rng.normal(1.0, 0.05, 10_000)
+    rule = Rule("<=", 1.5)
+    for dist, near in ((gap, True), (smooth, False)):
+        boot = stats.Boot(1.0, float(np.percentile(dist, 2.5)), float(np.percentile(dist, 97.5)), 10, False, dist)
+        est = Estimate(1.0, boot.low, boot.high, 10, boot=boot)
+        assert verdicts._near(rule, est) is near, (near, boot.low, boot.high, stats.end_bands(boot, est.level))

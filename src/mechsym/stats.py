@@ -322,6 +322,25 @@ class Nested(Boot):
     runs: int = 0
 
 
+def end_bands(boot: Boot, level: float, z: float = 3.0) -> list[tuple[float, float]]:
+    """Where each end of a percentile interval could fall under another seed: for the end at quantile q of B
+    resamples, the resampled statistics at ranks B*q -/+ z*sqrt(B*q*(1-q)) (the order statistic's binomial spread;
+    z = 3 leaves about one seed in 370 outside). Empty when the interval is not a bootstrap percentile one (an
+    order-statistic interval of one median does not depend on the seed)."""
+    d = getattr(boot, "dist", None)
+    if boot is None or boot.sample is not None or d is None or d.size < 2:
+        return []
+    d = np.sort(d)
+    tail = (1 - level) / 2
+    out = []
+    for q in (tail, 1 - tail):
+        spread = z * math.sqrt(d.size * q * (1 - q))
+        lo = int(max(0, math.floor(d.size * q - spread)))
+        hi = int(min(d.size - 1, math.ceil(d.size * q + spread)))
+        out.append((float(d[lo]), float(d[hi])))
+    return out
+
+
 def _one_median(fn: Callable, values: np.ndarray, level: float) -> Boot:
     """One group's median (fn of it, fn monotone: a unit change) with the distribution-free interval between two
     order statistics, exact for any distribution: [x(r), x(n+1-r)] covers the median with probability

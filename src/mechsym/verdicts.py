@@ -316,12 +316,17 @@ def _judge_mode(claim: Claim, est: Estimate | None, **kw) -> Verdict:
 
 
 def _near(rule: Rule, est: Estimate) -> bool:
-    """The interval end that decides the verdict lies within NEAR of its width from a boundary of the rule."""
+    """An interval end lies within NEAR of the interval's width from a boundary of the rule, or a boundary lies inside
+    the Monte Carlo band of an end (stats.end_bands: where that end could fall under another resampling seed; wide
+    when the bootstrap distribution has a gap there, as forks nested in two runs give)."""
     width = est.high - est.low
     if not np.isfinite(width) or width <= 0:
         return False
     bounds = [rule.threshold] + ([rule.upper] if rule.upper is not None else [])
-    return min(abs(e - b) for e in (est.low, est.high) for b in bounds) <= NEAR * width
+    if min(abs(e - b) for e in (est.low, est.high) for b in bounds) <= NEAR * width:
+        return True
+    bands = stats.end_bands(est.boot, est.level) if est.boot is not None else ()
+    return any(lo <= b <= hi for lo, hi in bands for b in bounds)
 
 
 def unmeasurable(claim: Claim, why: str, machine: str = "", scope: dict | None = None,
