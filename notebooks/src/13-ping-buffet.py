@@ -85,6 +85,11 @@ nb.table(exp.reference_sample(ref).reset_index())
 #   the sequence number overwrites the message's first 8 bytes and comes back as the server's counter, which is the
 #   check. Under `--protocol=lab` each side writes its data beside its *own* counter, one line per direction: the
 #   first kernel did that under both protocols and timed 0.86x the original (110 against 130 ns at the median).
+#   The java-ping layout did not close the gap: 0.707 [0.696, 0.725] on 20 alternating sets (A/A 1.000), kernel 365
+#   against 520 ns in the VM's slow regime; in the fast one, 5 shuffled rounds gave about 110 against 130 ns. What
+#   is left (VarHandle views with their bounds checks, the spin's peer-alive count kept in a field, one echo check)
+#   makes the kernel faster than the original, not slower; which of them does is not found: the IPC ping is
+#   outside the lab's 0.9-1.1 band and its post-protocol numbers are the kernel's, not java-ping's.
 #   (java-ping later split the IPC ping into a CAS and a volatile-load version, and its script runs the latter.)
 # - **`waitNanos`.** The original parks (`LockSupport.parkNanos(1000)`), which on Linux sleeps for the timer slack
 #   (tens of µs), not 1 µs; the kernel busy-waits the 1 µs. `tcp-spin-wait` is therefore not the post's knob, and
