@@ -327,10 +327,9 @@ def end_bands(boot: Boot, level: float, z: float = 3.0) -> list[tuple[float, flo
     resamples, the resampled statistics at ranks B*q -/+ z*sqrt(B*q*(1-q)) (the order statistic's binomial spread;
     z = 3 leaves about one seed in 370 outside). Empty when the interval is not a bootstrap percentile one (an
     order-statistic interval of one median does not depend on the seed)."""
-    d = getattr(boot, "dist", None)
-    if boot is None or boot.sample is not None or d is None or d.size < 2:
+    if boot.sample is not None or boot.dist.size < 2:
         return []
-    d = np.sort(d)
+    d = np.sort(boot.dist)
     tail = (1 - level) / 2
     out = []
     for q in (tail, 1 - tail):
