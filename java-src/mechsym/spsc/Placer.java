@@ -19,6 +19,11 @@ package mechsym.spsc;
  * clock. The array is not placed: it starts 3,096 bytes after the queue
  * here, where the post's code has it right after {@code headCache} (696
  * bytes), and {@code buffer_line_offset} records where it starts.
+ * The slide is exact only when one thread compacts: G1's full GC compacts
+ * in one chain per GC worker, and which regions a worker takes varies with
+ * the machine's load, so run it with {@code -XX:ParallelGCThreads=1} (with
+ * two workers on a loaded 2-CPU machine the queue once stayed at byte 40
+ * after six GCs, and the run ends with that error).
  */
 final class Placer {
     private static final int TRIES = 6;

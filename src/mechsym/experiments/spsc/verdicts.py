@@ -10,7 +10,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ... import analysis
+from ... import analysis, stats
 from ...analysis import by_machine, fmt_pct, fmt_rate
 from ...verdicts import DECISIVE, INCONCLUSIVE, Estimate, Verdict, estimate_with, judge, least, most, unmeasurable
 from .claims import CLAIM, CLAIMS
@@ -42,8 +42,9 @@ def wilson(hits: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+@stats.vectorized
 def mean_ratio(a, b) -> float:
-    return np.mean(a) / np.mean(b)
+    return np.mean(a, axis=-1) / np.mean(b, axis=-1)
 
 
 # ---------------------------------------------------------------- statistics: (names, groups of runs) -> (Estimate, detail)
