@@ -23,6 +23,7 @@ def vec(a, b):
 
 @pytest.mark.parametrize("sizes", [(9, 7), (8, 8)], ids=["independent", "by-rounds"])
 def test_a_vectorized_statistic_gives_the_per_resample_numbers(sizes):
+    SHAPES.clear()   # this case's calls only
     rng = np.random.default_rng(7)
     a, b = rng.lognormal(0, 0.3, sizes[0]), rng.lognormal(0.2, 0.4, sizes[1])
     p = stats.bootstrap(plain, [a, b], of_medians=False, seed=3)

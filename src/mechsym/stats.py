@@ -205,12 +205,13 @@ def bootstrap(fn: Callable, groups: Sequence, *, of_medians: bool = True, level:
 
     of_medians=True: fn(median of group 1, median of group 2, ...), evaluated on whole arrays of resampled medians
     when fn allows (a ratio does), else one resample at a time. of_medians=False: fn(group 1, group 2, ...) on the
-    per-fork arrays themselves (a mean, a spread), one resample at a time unless fn has `vectorized = True` (it then
-    reduces the last axis of (resamples, forks) arrays, `vectorized`): one call per batch, the same numbers. Groups of equal fork count are resampled by rounds (one index
-    draw for all); others independently. None when a group is empty; with fewer than MIN_FORKS forks in a group
-    the interval is unbounded (the caller's verdict says 'too few forks'). level: current_level() unless given;
-    n_resamples: resamples_for(level) unless given. Inside `nested_runs`, groups of medians whose forks come from two
-    or more stored runs are resampled runs first, then forks within runs (`_nested_boot`)."""
+    per-fork arrays themselves (a mean, a spread), one resample at a time unless fn is marked `vectorized` (it then
+    reduces the last axis of (resamples, forks) arrays): one call per batch, the same numbers. Groups of equal fork
+    count are resampled by rounds (one index draw for all); others independently. None when a group is empty;
+    with fewer than MIN_FORKS forks in a group the interval is unbounded (the caller's verdict says 'too few
+    forks'). level: current_level() unless given; n_resamples: resamples_for(level) unless given. Inside
+    `nested_runs`, groups of medians whose forks come from two or more stored runs are resampled runs first, then
+    forks within runs (`_nested_boot`)."""
     level = current_level() if level is None else level
     n_resamples = resamples_for(level) if n_resamples is None else n_resamples
     arrays = finite_groups(groups)
