@@ -110,3 +110,35 @@ def test_cli_dry_run_prints_the_commands_and_writes_nothing(fdir, capsys):
     with contextlib.redirect_stderr(err):
         assert cli.main([a if a != "speed" else "fast" for a in argv]) == 2
     assert err.getvalue().count("\n") == 1 and "--direction 'fast'" in err.getvalue()
+
+
+def test_bracketed_sets_judge_a_run_against_the_listing_runs_beside_it():
+    sets = [[100, 200, 100, 100, 100],      # steady: kernel 2x, A/A 1x
+            [100, 200, 150, 150, 150],      # the listing moved across the kernel's run: its ratio is dropped
+            [100, 50, 105, 210, 100],       # within 10%: kept, whatever the kernel and the A/A ran at
+            [100, 1e9, 100, 100, 300]]      # the kernel's own figure never drops a set; the A/A's bracket moved
+    ratios, aa = fidelity_run.bracketed(sets, 0.1)
+    assert ratios.tolist() == pytest.approx([2.0, 50 / (100 * 105) ** 0.5, 1e7])
+    assert aa.tolist() == pytest.approx([1.0, 1.0, 210 / (105 * 100) ** 0.5])
+    assert fidelity_run.bracketed(sets, 0.6)[0].size == 4
+    with pytest.raises(MechsymError, match="rows of 5 figures"):
+        fidelity_run.bracketed([[1, 2, 3]], 0.1)
+
+
+def test_a_bracketed_run_orders_its_sets_and_refuses_too_few_kept(fdir, tmp_path):
+    p = fidelity_run.plan("pingbuffet", KERNEL, LISTING, **{**ARGS, "design": "bracketed", "tolerance": 0.05})
+    r = fidelity_run.measure(p, progress=lambda line: None)
+    assert (r.ratio, r.aa_ratio, len(r.ratios), r.run) == (2.0, 1.0, 5, 5)
+    kinds = ["kernel" if c.endswith("2,000\")'") else "listing" for c in p.commands]
+    assert kinds == ["listing", "kernel", "listing", "listing", "listing"] * 5
+    row = fidelity_run.row(p, r, machine="test-host", today="2026-01-02")
+    assert row["sets"] == "5" and "5 of 5 sets kept" in row["note"] and "within 5%" in row["note"]
+    # a listing that alternates 100 / 200 from one run to the next: no bracket holds, no row
+    flip = (f"{PY} -c 'import pathlib; f = pathlib.Path(\"n\"); n = int(f.read_text()) if f.exists() else 0; "
+            f"f.write_text(str(n + 1)); print(\"ops/sec=%d\" % (100 * (1 + n % 2)))'")
+    p = fidelity_run.plan("pingbuffet", KERNEL, flip, **{**ARGS, "design": "bracketed", "listing_dir": str(tmp_path)})
+    with pytest.raises(MechsymError, match="0 of 5 bracketed sets kept"):
+        fidelity_run.measure(p, progress=lambda line: None)
+    for bad, message in [(dict(design="paired"), "--design 'paired'"), (dict(tolerance=0), "--tolerance 0")]:
+        with pytest.raises(MechsymError, match=message):
+            fidelity_run.plan("pingbuffet", KERNEL, LISTING, **{**ARGS, **bad})

@@ -51,11 +51,12 @@ def _gone(pid: int) -> bool:
         return True
 
 
-@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
-def test_killing_the_client_leaves_no_server_and_no_file(how, tmp_path):
+# the post protocol's server spins bare (no exit test in its loop): its stdin alone ends it
+@pytest.mark.parametrize("how,protocol", [(signal.SIGKILL, "lab"), (signal.SIGTERM, "lab"), (signal.SIGKILL, "post")])
+def test_killing_the_client_leaves_no_server_and_no_file(how, protocol, tmp_path):
     """The server JVM reads its stdin; when the client dies, however, the pipe closes and the server halts."""
     client = subprocess.Popen(command(KERNEL, ["--mode=ipc-spin", "--pings=100000000", "--runs=1",
-                                               f"--dir={tmp_path}"]),
+                                               f"--dir={tmp_path}", f"--protocol={protocol}"]),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         servers: list[int] = []

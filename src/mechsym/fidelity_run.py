@@ -2,7 +2,12 @@
 
 The procedure is data/fidelity/README.md's "How a row is measured": a *set* is one run of the kernel, one of the
 listing and one more of the listing (the A/A), each a fresh process, in an order that rotates from set to set, so a
-burst of background load falls on every program in turn. Each program's figure is read from its output (a regex,
+burst of background load falls on every program in turn (design `rotating`). Design `bracketed`, for a machine whose
+speed moves between regimes from one second to the next (a 2-vCPU VM whose host moves its vCPUs): a set is five
+runs, listing, kernel, listing, listing-again, listing; the kernel is judged against the geometric mean of the two
+listing runs beside it, and only when those two agree within `tolerance` (the regime held across the kernel's run);
+the A/A is the listing-again against its two neighbours, by the same rule. The rule reads the listing's runs only,
+never the kernel's, so it cannot select on the ratio it reports. Each program's figure is read from its output (a regex,
 or the median of a metric of a mechsym kernel's CSV); the set's ratio is kernel / listing (of speeds or of
 durations: `direction`), and the row gives the median of the per-set ratios with its 95% bootstrap interval
 (mechsym.stats), the A/A ratio (listing / listing-again, median over sets), the machine, the JDK, the date and the
@@ -37,6 +42,9 @@ FIDELITY_ENV = "MECHSYM_FIDELITY_DIR"
 DIRECTIONS = ("speed", "duration")
 REDUCE = ("median", "min", "max", "first", "last")
 PROGRAMS = ("kernel", "listing", "listing-again")
+DESIGNS = ("rotating", "bracketed")
+#: a bracketed set's runs, in order; the kernel sits between listing runs 0 and 2, the A/A between 2 and 4
+BRACKETED = ("listing", "kernel", "listing", "listing-again", "listing")
 #: fewer sets and the interval is unbounded (stats.MIN_FORKS): no row is written from them
 MIN_SETS = 5
 MAX_SETS = 1000
@@ -132,6 +140,8 @@ class Plan:
     note: str = ""
     allow_dirty: bool = False
     temp_dir: bool = False        # listing_dir made here (removed at the end)
+    design: str = "rotating"
+    tolerance: float = 0.1        # bracketed: how far the two listing runs beside a judged run may differ
     commands: list[str] = field(default_factory=list)
 
     def argv(self, program: str) -> list[str]:
@@ -139,12 +149,18 @@ class Plan:
         return (["taskset", "-c", self.cpus] if self.cpus else []) + cmd
 
     def order(self, s: int) -> list[str]:
-        """Set s runs the programs rotated by s: kernel first, then listing first, then listing-again first."""
+        """Set s runs the programs rotated by s: kernel first, then listing first, then listing-again first
+        (bracketed: always BRACKETED)."""
+        if self.design == "bracketed":
+            return list(BRACKETED)
         k = s % len(PROGRAMS)
         return list(PROGRAMS[k:] + PROGRAMS[:k])
 
     def describe(self) -> list[str]:
-        lines = [f"fidelity-run {self.experiment}: {self.sets} sets of {', '.join(PROGRAMS)} in rotating order, "
+        how = (f"bracketed sets of {', '.join(BRACKETED)} (kept when the listing runs beside a judged run agree "
+               f"within {self.tolerance:.0%})" if self.design == "bracketed"
+               else f"sets of {', '.join(PROGRAMS)} in rotating order")
+        lines = [f"fidelity-run {self.experiment}: {self.sets} {how}, "
                  f"ratio of {self.direction}s, row to {self.out_dir / (self.experiment + '.csv')}"]
         lines.append("kernel:  " + shlex.join(self.argv("kernel")))
         lines.append(f"listing: (cd {shlex.quote(str(self.listing_dir))} && {shlex.join(self.argv('listing'))})")
@@ -180,7 +196,8 @@ def plan(experiment: str, kernel: str, listing: str, *, kernel_figure: str, list
          direction: str, sets: int, cell: str, listing_label: str, reduce: str = "median",
          listing_reduce: str | None = None, kernel_name: str | None = None, listing_dir: str | None = None,
          jdk: str | None = "17", cpus: str | None = None, timeout: float = 600.0, fidelity_dir_arg: str | None = None,
-         note: str = "", allow_dirty: bool = False, jvm_flags: str = "") -> Plan:
+         note: str = "", allow_dirty: bool = False, jvm_flags: str = "", design: str = "rotating",
+         tolerance: float = 0.1) -> Plan:
     """Every input checked (one-line MechsymError naming it and what is allowed) and the commands built.
 
     kernel: a registered mechsym kernel's name and its arguments (`mechsym.ping.PingBuffet --mode=ipc-spin`,
@@ -193,6 +210,10 @@ def plan(experiment: str, kernel: str, listing: str, *, kernel_figure: str, list
         raise MechsymError(f"experiment '{experiment}': unknown (known: {', '.join(experiments.names())})")
     if direction not in DIRECTIONS:
         raise MechsymError(f"--direction '{direction}': unknown (allowed: {', '.join(DIRECTIONS)})")
+    if design not in DESIGNS:
+        raise MechsymError(f"--design '{design}': unknown (allowed: {', '.join(DESIGNS)})")
+    if not (isinstance(tolerance, (int, float)) and 0 < tolerance <= 1):
+        raise MechsymError(f"--tolerance {tolerance}: allowed above 0 and at most 1 (a fraction: 0.1 is 10%)")
     if not isinstance(sets, int) or not MIN_SETS <= sets <= MAX_SETS:
         raise MechsymError(f"--sets {sets}: allowed {MIN_SETS}-{MAX_SETS} (fewer sets give no interval)")
     if not cell.strip() or not listing_label.strip():
@@ -245,7 +266,7 @@ def plan(experiment: str, kernel: str, listing: str, *, kernel_figure: str, list
     return Plan(experiment, kernel_name, k_argv, l_argv, ldir, Figure(kernel_figure, reduce),
                 Figure(listing_figure or kernel_figure, listing_reduce or reduce), direction, sets, cell.strip(),
                 listing_label.strip(), protocol, str(java_jdk.feature) if java_jdk and not kernel_name.startswith("c:")
-                else "", cpus, timeout, out, note, allow_dirty, temp)
+                else "", cpus, timeout, out, note, allow_dirty, temp, design, float(tolerance))
 
 
 # ---------------------------------------------------------------- measuring
@@ -261,6 +282,7 @@ class Result:
     aa_ratio: float
     commit: str
     clean: bool
+    run: int = 0                      # sets run (bracketed: ratios and aa hold only the kept ones)
 
 
 def run_program(p: Plan, program: str) -> str:
@@ -302,21 +324,45 @@ def measure(p: Plan, progress=lambda line: print(line, file=sys.stderr)) -> Resu
                            f"{', '.join(files[:3])}{', ...' if len(files) > 3 else ''}); commit first, or pass "
                            "--allow-dirty (said in the row's note)")
     figures: dict[str, list[float]] = {k: [] for k in PROGRAMS}
+    sets: list[list[float]] = []
     try:
         with bench_lock(progress):
             for s in range(p.sets):
+                one = []
                 for program in p.order(s):
                     fig = p.kernel_figure if program == "kernel" else p.listing_figure
-                    figures[program].append(fig.read(run_program(p, program), program))
-                progress(f"set {s + 1}/{p.sets}: kernel {figures['kernel'][-1]:.4g}, listing "
-                         f"{figures['listing'][-1]:.4g}, again {figures['listing-again'][-1]:.4g}")
+                    one.append(fig.read(run_program(p, program), program))
+                    figures[program].append(one[-1])
+                sets.append(one)
+                progress(f"set {s + 1}/{p.sets}: " + ", ".join(f"{n} {v:.4g}" for n, v in zip(p.order(s), one)))
     finally:
         if p.temp_dir:
             shutil.rmtree(p.listing_dir, ignore_errors=True)
-    k, li, again = (np.asarray(figures[x]) for x in PROGRAMS)
-    ratios, aa = k / li, li / again
+    if p.design == "bracketed":
+        ratios, aa = bracketed(np.asarray(sets), p.tolerance)
+        if len(ratios) < MIN_SETS:
+            raise MechsymError(f"fidelity-run: {len(ratios)} of {p.sets} bracketed sets kept (the listing moved more "
+                               f"than {p.tolerance:.0%} across the others): too few for an interval; run more sets")
+    else:
+        k, li, again = (np.asarray(figures[x]) for x in PROGRAMS)
+        ratios, aa = k / li, li / again
     ratio, low, high = interval(ratios)
-    return Result(figures, ratios, aa, ratio, low, high, float(np.median(aa)), state.commit, state.clean)
+    return Result(figures, ratios, aa, ratio, low, high, float(np.median(aa)) if len(aa) else float("nan"),
+                  state.commit, state.clean, p.sets)
+
+
+def bracketed(sets: np.ndarray, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per bracketed set (a row of BRACKETED's five figures): kernel / geometric mean of the listing runs 0 and 2,
+    kept when those two agree within `tolerance`; the A/A, listing-again / geometric mean of listing runs 2 and 4,
+    kept by the same rule. Returns (kept ratios, kept A/A ratios)."""
+    sets = np.asarray(sets, dtype=float)
+    if sets.ndim != 2 or sets.shape[1] != len(BRACKETED):
+        raise MechsymError(f"bracketed sets: need rows of {len(BRACKETED)} figures ({', '.join(BRACKETED)})")
+    limit = np.log1p(tolerance)
+    l0, k, l2, again, l4 = sets.T
+    keep_k = np.abs(np.log(l0 / l2)) <= limit
+    keep_a = np.abs(np.log(l2 / l4)) <= limit
+    return (k / np.sqrt(l0 * l2))[keep_k], (again / np.sqrt(l2 * l4))[keep_a]
 
 
 # ---------------------------------------------------------------- the row
@@ -328,8 +374,12 @@ def row(p: Plan, r: Result, machine: str | None = None, today: str | None = None
         from .machine import machine_id
 
         machine = machine_id()
+    how = (f"bracketed sets of {', '.join(BRACKETED)} as fresh processes, the kernel against the geometric mean of "
+           f"the listing runs beside it, kept when they agree within {p.tolerance:.0%}: {len(r.ratios)} of {r.run} "
+           f"sets kept (A/A {len(r.aa)})" if p.design == "bracketed"
+           else f"per set {', '.join(PROGRAMS)} as fresh processes in rotating order")
     note = "; ".join(x for x in (
-        f"fidelity-run: per set {', '.join(PROGRAMS)} as fresh processes in rotating order"
+        f"fidelity-run: {how}"
         + (f" under taskset -c {p.cpus}" if p.cpus else "")
         + f"; medians: kernel {units.si(np.median(r.figures['kernel']), 4)}, "
           f"listing {units.si(np.median(r.figures['listing']), 4)}",
@@ -338,8 +388,9 @@ def row(p: Plan, r: Result, machine: str | None = None, today: str | None = None
     out = {c: "" for c in fidelity.COLUMNS}
     out.update(experiment=p.experiment, kernel=p.kernel_name, protocol=p.protocol, cell=p.cell,
                listing=p.listing_label, date=today or datetime.date.today().isoformat(), machine=machine, jdk=p.jdk,
-               sets=str(p.sets), ratio=f"{r.ratio:.3f}", ci_low=f"{r.low:.3f}", ci_high=f"{r.high:.3f}",
-               interval="bootstrap 95%", ratio_of=p.direction, aa_ratio=f"{r.aa_ratio:.3f}", current="yes",
+               sets=str(len(r.ratios)), ratio=f"{r.ratio:.3f}", ci_low=f"{r.low:.3f}", ci_high=f"{r.high:.3f}",
+               interval="bootstrap 95%", ratio_of=p.direction,
+               aa_ratio=f"{r.aa_ratio:.3f}" if np.isfinite(r.aa_ratio) else "", current="yes",
                source=r.commit[:7] if re.fullmatch(r"[0-9a-f]{40}", r.commit) else r.commit, note=note)
     return out
 

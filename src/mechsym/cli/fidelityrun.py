@@ -15,15 +15,17 @@ def command(args) -> int:
     try:
         sets = int(args.sets)
         timeout = float(args.timeout)
+        tolerance = float(args.tolerance)
     except ValueError:
-        raise MechsymError(f"--sets {args.sets!r} / --timeout {args.timeout!r}: give whole sets and seconds") from None
+        raise MechsymError(f"--sets {args.sets!r} / --timeout {args.timeout!r} / --tolerance {args.tolerance!r}: "
+                           "give whole sets, seconds and a fraction") from None
     p = fidelity_run.plan(
         args.experiment, args.kernel, args.listing, kernel_figure=args.kernel_figure or args.figure,
         listing_figure=args.listing_figure or args.figure, direction=args.direction, sets=sets, cell=args.cell,
         listing_label=args.listing_label, reduce=args.reduce, listing_reduce=args.listing_reduce,
         kernel_name=args.kernel_name, listing_dir=args.listing_dir, jdk=args.jdk or None, cpus=args.cpus,
         timeout=timeout, fidelity_dir_arg=args.fidelity_dir, note=args.note, allow_dirty=args.allow_dirty,
-        jvm_flags=args.jvm_flags)
+        jvm_flags=args.jvm_flags, design=args.design, tolerance=tolerance)
     if args.dry_run:
         print("\n".join(p.describe()))
         if p.temp_dir:
@@ -35,7 +37,7 @@ def command(args) -> int:
     new = fidelity_run.row(p, result)
     path = fidelity_run.append(p, new)
     print(f"{p.experiment} {p.cell}: ratio {new['ratio']} [{new['ci_low']}, {new['ci_high']}] (bootstrap 95%, "
-          f"{p.sets} sets, of {p.direction}s), A/A {new['aa_ratio']}; appended to {path}")
+          f"{new['sets']} sets kept of {p.sets}, of {p.direction}s), A/A {new['aa_ratio']}; appended to {path}")
     return 0
 
 
@@ -62,6 +64,13 @@ def add_parser(sub, once, once_flag) -> None:
     f.add_argument("--listing-reduce", default=None, action=once, help="the listing's, if not --reduce")
     f.add_argument("--direction", required=True, action=once, help="speed | duration: what the figure is")
     f.add_argument("--sets", default="8", action=once, help="sets of (kernel, listing, listing again); default 8")
+    f.add_argument("--design", default="rotating", action=once,
+                   help="rotating (default): each set the three programs in rotating order | bracketed: each set "
+                        "listing, kernel, listing, listing again, listing, each judged run against the listing "
+                        "runs beside it (for a machine whose speed moves between regimes within seconds)")
+    f.add_argument("--tolerance", default="0.1", action=once,
+                   help="bracketed: how far (a fraction) the two listing runs beside a judged run may differ for "
+                        "its set to count (default 0.1)")
     f.add_argument("--jdk", default="17", action=once, help="the JDK feature version or home (default 17)")
     f.add_argument("--jvm-flags", default="", action=once, help="JVM flags for a registered Java kernel")
     f.add_argument("--cpus", default=None, action=once, help="run every program under taskset -c CPUS")
