@@ -85,11 +85,18 @@ nb.table(exp.reference_sample(ref).reset_index())
 #   the sequence number overwrites the message's first 8 bytes and comes back as the server's counter, which is the
 #   check. Under `--protocol=lab` each side writes its data beside its *own* counter, one line per direction: the
 #   first kernel did that under both protocols and timed 0.86x the original (110 against 130 ns at the median).
-#   The java-ping layout did not close the gap: 0.707 [0.696, 0.725] on 20 alternating sets (A/A 1.000), kernel 365
-#   against 520 ns in the VM's slow regime; in the fast one, 5 shuffled rounds gave about 110 against 130 ns. What
-#   is left (VarHandle views with their bounds checks, the spin's peer-alive count kept in a field, one echo check)
-#   makes the kernel faster than the original, not slower; which of them does is not found: the IPC ping is
-#   outside the lab's 0.9-1.1 band and its post-protocol numbers are the kernel's, not java-ping's.
+#   The java-ping layout alone did not close the gap: 0.707 [0.696, 0.725] on 20 alternating sets (kernel 365
+#   against 520 ns in the VM's slow regime). Crossing the programs found the rest. java-ping's own client (its
+#   counter carried on across rows, so that either server understands it) ran against the kernel's server as the
+#   kernel does, and against java-ping's server as java-ping does: 40 shuffled rounds, p50 in the VM's fast / slow
+#   regime, 110 / 381 ns against 130 / 531 ns (the kernel alone: 110 / 371). The kernel's server tested, between two
+#   CAS tries, for the client's stop value and counted toward a peer-alive check; java-ping's spins bare. A
+#   plain-Java copy of the kernel's server ran at the kernel's 110 ns, and of four one-change variants of it only
+#   the one without those two tests ran at java-ping's 130 ns (20 rounds). Locked CAS tries back to back take the
+#   counter's cache line from the client more often, and every round trip waits for it: the spinner's own work
+#   between tries is part of the latency it measures. The post protocol's server now spins bare, as java-ping's
+#   (it ends through its stdin when the client goes), and lands beside java-ping: 16 alternating pairs, 125.5
+#   against 125.5 ns, and the current fidelity row below.
 #   (java-ping later split the IPC ping into a CAS and a volatile-load version, and its script runs the latter.)
 # - **`waitNanos`.** The original parks (`LockSupport.parkNanos(1000)`), which on Linux sleeps for the timer slack
 #   (tens of µs), not 1 µs; the kernel busy-waits the 1 µs. `tcp-spin-wait` is therefore not the post's knob, and
