@@ -48,11 +48,13 @@ def rows(df: pd.DataFrame | None, metric: str = "ns_per_store", warmup: bool = F
 def listing_forks(df: pd.DataFrame, runtime: str, metric: str = "duration") -> pd.DataFrame:
     """The listing's cells of one runtime: per fork, the post's protocol value (its first repetition) of
     each case, one row per fork with columns 'single loop' and 'split loops'."""
+    cases = ["single loop", "split loops"]
     m = analysis.where(rows(df, metric), variant="listing", runtime=runtime)
     if m.empty:
-        return pd.DataFrame(columns=["single loop", "split loops"])
+        return pd.DataFrame(columns=cases)
     pf = analysis.per_fork(m, POST, ["case"])
-    return pf.pivot(index="fork_key", columns="case", values="value").dropna()
+    # both columns even when one case has no runs left (its post runs set aside for JIT or GC time): no forks then
+    return pf.pivot(index="fork_key", columns="case", values="value").reindex(columns=cases).dropna()
 
 
 def sweep_forks(df: pd.DataFrame, runtime: str, variant: str, protocol=LAB) -> pd.DataFrame:
