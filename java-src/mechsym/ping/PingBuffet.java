@@ -48,10 +48,9 @@ import mechsym.common.Kernels;
  * <p>Differences from java-ping at the post's date (99d6df0). IPC under {@code post}: its offsets, copies, ordered
  * stores and CAS spins, through VarHandle views and a buffer copy where it used Unsafe; the sequence number
  * overwrites the message's first 8 bytes and the server returns it as its counter (the check); the client's empty
- * spins also count toward a peer-alive test every 2^20 spins (the server's spin is bare, as java-ping's: see
- * {@link Links}); one sequence across runs, not a count from 0 a row; a
- * 4 KB temporary file, not 272 bytes of ./ping.ipc. Its {@code -DwaitNanos} parks (its IPC client never waits);
- * {@code --wait-nanos} here busy-waits. Its rows are 100,000 socket or 1,000,000 IPC pings.
+ * spins also count toward a peer-alive test every 2^20 spins (the server's spin is bare, as java-ping's); one
+ * sequence across runs, not a count from 0 a row; a 4 KB temporary file, not 272 bytes of ./ping.ipc. Its
+ * {@code -DwaitNanos} parks; {@code --wait-nanos} here busy-waits. Its rows: 100,000 socket or 1,000,000 IPC pings.
  *
  * <p>No server outlives the client: it is closed, told to stop, and killed after 5 s (a shutdown hook does the
  * same on SIGTERM); the server halts when its stdin closes; the IPC file ({@code --dir}) is deleted by both.
