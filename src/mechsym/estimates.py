@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
-import scipy.stats
 
 from . import bimodal, comparisons, stats
 from .analysis import fmt_value
@@ -127,6 +126,7 @@ def more_forks(rule: Rule, est: Estimate) -> int | None:
     1/sqrt(forks), and the distance from the estimate to the nearer boundary (the binding one for a band, inside or
     out) must reach (z + z_power) standard errors, z the interval's own (1.96 at 95%, more after several looks).
     None where more forks cannot decide it (`undecidable` says why)."""
+    import scipy.stats  # here, not at import: 0.9 s a process that never resamples
     if undecidable(rule, est):
         return None
     if est.forks < MIN_FORKS:

@@ -27,7 +27,6 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
-import scipy.stats
 
 from . import analysis, bimodal, estimates, stats
 from .estimates import Estimate
@@ -148,6 +147,7 @@ def separation(recorded: pd.DataFrame, high: np.ndarray) -> Separation | None:
     """The recorded column (one row per fork) whose values go with the mode best, by |point-biserial r| with the
     high-mode indicator, when |r| >= R_NAMED; None when none does. A text column is read as its most telling level
     (an indicator per level). Columns with one value over the forks say nothing and are skipped."""
+    import scipy.stats  # here, not at import: 0.9 s a process that never resamples
     high = np.asarray(high, dtype=bool)
     if high.all() or not high.any():
         return None

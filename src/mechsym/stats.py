@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
-import scipy.stats
 
 LEVEL = 0.95
 # Fewer forks than this in a judged cell: no interval means anything (the percentile interval of one group's median
@@ -212,6 +211,7 @@ def bootstrap(fn: Callable, groups: Sequence, *, of_medians: bool = True, level:
     forks'). level: current_level() unless given; n_resamples: resamples_for(level) unless given. Inside
     `nested_runs`, groups of medians whose forks come from two or more stored runs are resampled runs first, then
     forks within runs (`_nested_boot`)."""
+    import scipy.stats  # here, not at import: 0.9 s a process that never resamples
     level = current_level() if level is None else level
     n_resamples = resamples_for(level) if n_resamples is None else n_resamples
     arrays = finite_groups(groups)
@@ -369,6 +369,7 @@ def _one_median(fn: Callable, values: np.ndarray, level: float) -> Boot:
 def median_rank(n: int, level: float) -> int:
     """r of the median's order-statistic interval [x(r), x(n+1-r)] over n forks: the largest rank whose coverage
     1 - 2 P(Binomial(n, 1/2) < r) reaches level, else 1 ([min, max])."""
+    import scipy.stats  # here, not at import: 0.9 s a process that never resamples
     ranks = [r for r in range(1, n // 2 + 1) if 1 - 2 * scipy.stats.binom.cdf(r - 1, n, 0.5) >= level]
     return max(ranks) if ranks else 1
 
@@ -385,6 +386,7 @@ def _apply(fn: Callable, values: np.ndarray) -> np.ndarray:
 
 def _sign_p(x: np.ndarray, op: str, threshold: float, upper: float | None) -> float:
     """The sign test's two-sided p-value of the median against the threshold (the band's nearer end for a band)."""
+    import scipy.stats  # here, not at import: 0.9 s a process that never resamples
     if op in ("between", "outside"):
         t = threshold if abs(np.median(x) - threshold) < abs(np.median(x) - upper) else upper
     else:
