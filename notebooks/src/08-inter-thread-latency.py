@@ -211,9 +211,15 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 #   level 38.8 M against the kernel's 31.3 M (0.81); in the VM's slow regime the listing ran at about 5 M or about
 #   2.5 M op/s, the kernel at about 5 M. The sets kept mix these levels: 2.03 [0.99, 2.28] (15 of 40 kept) and
 #   0.94 [0.74, 2.27] (9 of 30, A/A 1.05). Minutes later, 8 alternating pairs at 4 M showed neither program at the
-#   lower level, and the listing's two counters sat on one cache line in every JVM probed (16 runs). So: the
-#   kernel's upper level is 0.81-0.83 of the listing's, and the listing has a slow level the kernel lacks; why,
-#   and whether either is the VM's, is not found.
+#   lower level, and the listing's two counters sat on one cache line in every JVM probed (16 runs).
+# - **Where the lower level comes from.** Two scratch variants of the listing, each run alternating with it (8
+#   rounds of 4 M exchanges, never committed): with its ping loop moved out of `main` into a static method bounded
+#   by a parameter (the kernel's shape), it ran at 28-39 ns/op in 7 of 8 (the eighth in the VM's slow regime) and
+#   never at the lower level, where the listing itself was in 3 of 8 (73-78 ns/op); waiting 200 ms for the pong
+#   thread before the clock starts did not remove it (4 of 8 at 68-72). The level goes with the listing's loop
+#   compiled inside `main` (on stack, once per JVM), which a kernel whose loop is a method of its own does not
+#   reproduce; the mechanism is not found. So: the kernel's upper level is 0.81-0.83 of the listing's, and the
+#   listing has a slow level the kernel lacks.
 #
 # What would settle it: a machine whose vCPUs stay put (pinned vCPUs or bare metal), where the fidelity run is one
 # command (`python -m mechsym.originals commands` prints it). Until then the post-protocol numbers are the kernel's.
