@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-import matplotlib.pyplot as plt
+from .plots import plt
 import numpy as np
 import pandas as pd
 

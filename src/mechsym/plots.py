@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import matplotlib
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter, LogFormatter
 
 from .units import fmt_ns, si as _si
+
+
+
+class _Pyplot:
+    """matplotlib.pyplot, imported on first use: it costs ~0.2 s, which every `mechsym` command that draws nothing
+    (most of them, and every one the tests start) would otherwise pay at start-up."""
+
+    def __getattr__(self, name):
+        import matplotlib.pyplot
+
+        return getattr(matplotlib.pyplot, name)
+
+
+plt = _Pyplot()
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
 

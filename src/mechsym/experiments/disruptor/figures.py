@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+from ...plots import plt
 
 from ... import analysis, plots
 from .meta import PLACEMENTS

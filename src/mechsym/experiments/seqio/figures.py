@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+from ...plots import plt
 import pandas as pd
 
 from ... import analysis, plots

@@ -4,7 +4,7 @@ Figures that read results draw one row of panels per machine (analysis.split).""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+from ...plots import plt
 import numpy as np
 import pandas as pd
 

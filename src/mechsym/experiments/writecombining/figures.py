@@ -5,7 +5,7 @@ Figures that read results draw one row of panels per machine (analysis.split).""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+from ...plots import plt
 import pandas as pd
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
