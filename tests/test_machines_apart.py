@@ -1,16 +1,15 @@
 """Two machines in one store, every notebook rendered with MACHINE="all": the machines stay apart.
 
 The store holds this lab's newest stored standard run of each experiment (its first FORKS forks of each cell) plus
-the same rows relabelled as a second host that is 10x slower (times x10, rates /10, everything else as measured). A notebook that pooled the two
-would print a verdict on a mixture, or a row naming both; one that keeps them apart judges the same claims on each
-machine and names one machine per row. Renders from stored results only: measures nothing. The notebooks run in
+the same rows relabelled as a second host that is 10x slower (times x10, rates /10, everything else as measured).
+A notebook that pooled the two would print a verdict on a mixture, or a row naming both; one that keeps them apart
+judges the same claims on each machine and names one machine per row. Renders from stored results only: measures nothing. The notebooks run in
 this test process (tests/inprocess.py: an IPython shell, no Jupyter kernel to start, a cell's value kept as the
 kernel would send it). Every figure is built for both machines (one that fails to build fails its cell) but not
 drawn into a PNG (Agg: what is asserted here is in the tables); the figures are drawn by the smoke renders
 (tests/test_notebooks.py), and their panels per machine are checked in each experiment's tests."""
 
 import json
-import shutil
 
 import nbformat
 import pytest

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 
-from .plots import plt
 import numpy as np
 import pandas as pd
 
 from . import experiments, store
+from .plots import plt
 from .verdict_collect import ERROR, NOT_RUN, agreement, bh_line, claims_of, collect, primaries  # noqa: F401
 from .verdict_runs import stored_runs
 from .verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE

@@ -10,7 +10,6 @@ from matplotlib.ticker import FuncFormatter, LogFormatter
 from .units import fmt_ns, si as _si
 
 
-
 class _Pyplot:
     """matplotlib.pyplot, imported on first use: it costs ~0.2 s, which every `mechsym` command that draws nothing
     (most of them, and every one the tests start) would otherwise pay at start-up."""

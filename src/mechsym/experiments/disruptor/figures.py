@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from ...plots import plt
-
 from ... import analysis, plots
+from ...plots import plt
 from .meta import PLACEMENTS
 from .rows import per_fork_table
 from .sweep import CHANNELS

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ...plots import plt
 import numpy as np
 import pandas as pd
 
 from ... import analysis, plots
 from ...analysis import POST, Protocol
+from ...plots import plt
 from .meta import VARIANTS
 from .rows import forks, one_thread, throughput
 from .sweep import HARNESS, MONITORS, POLICIES

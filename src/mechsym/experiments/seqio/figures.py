@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ...plots import plt
 import pandas as pd
 
 from ... import analysis, plots
+from ...plots import plt
 from .meta import POST_METHODS
 from .rows import PROTOCOL_NAMES, throughput
 from .sweep import DD, METHODS, REGIMES

@@ -4,11 +4,11 @@ Figures that read results draw one row of panels per machine (analysis.split).""
 
 from __future__ import annotations
 
-from ...plots import plt
 import numpy as np
 import pandas as pd
 
 from ... import analysis, plots
+from ...plots import plt
 from .rows import ORDERS, lab_rows, per_fork_table
 from .sweep import PLACEMENTS, VARIANTS
 from .tables import PERCENTILES

@@ -5,13 +5,13 @@ Figures that read results draw one row of panels per machine (analysis.split).""
 
 from __future__ import annotations
 
-from ...plots import plt
 import pandas as pd
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
 from ... import analysis, plots
 from ...harness import COMPILE, JIT_EVENT
+from ...plots import plt
 from .claims import FASTER
 from .rows import CASE_NAMES, ORDERS, TIMED, jit_forks, jit_spans, rows, tier_name
 from .sweep import LISTINGS, POST_ARRAYS, SPLIT
