@@ -559,6 +559,9 @@ int main(int argc, char **argv) {
             row_d(pinning, r, warm, "ns_per_op", (double)res->duration / (2.0 * (double)res->exchanges), "ns/op");
             row_d(pinning, r, warm, "throughput", 2.0 * (double)res->exchanges * 1e9 / (double)res->duration, "ops/s");
         }
+        /* where the counters sit (the linker's choice, fixed per build): one line or two, as the Java kernel says */
+        row_u(pinning, r, warm, "counter_line_offset", (uint64_t)((uintptr_t)&s1 % 64), "bytes");
+        row_u(pinning, r, warm, "counters_share_line", (uintptr_t)&s1 / 64 == (uintptr_t)&s2 / 64, "bool");
         row_u(pinning, r, warm, "round_trip_samples", res->nsamples, "count");
         if (res->nsamples > 0) {
             qsort(res->samples, res->nsamples, sizeof(uint64_t), cmp_u64);

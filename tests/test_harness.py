@@ -136,3 +136,23 @@ def test_rows_without_a_metric_are_not_harness_rows():
 
     assert harness._phase(float("nan")) is None and harness._phase("jit_ms") == "" \
         and harness._phase("write_gc_ms") == "write" and harness._phase("duration") is None
+
+
+def test_drop_split_leaves_out_every_row_of_runs_whose_counters_straddled_two_lines():
+    line = [("ns_per_op", 30.0, "ns/op"), ("counters_share_line", 1, "bool")]
+    split = [("ns_per_op", 75.0, "ns/op"), ("counters_share_line", 0, "bool")]
+    unread = [("ns_per_op", 31.0, "ns/op"), ("counters_share_line", -1, "bool")]
+    df = frame(run_rows(0, 0, duration_ns=1e6, extra=line), run_rows(1, 0, duration_ns=1e6, extra=split),
+               run_rows(1, 1, duration_ns=1e6, extra=split), run_rows(2, 0, duration_ns=1e6, extra=unread),
+               run_rows(3, 0, variant="post", duration_ns=1e6, extra=split))
+    kept, left_out = harness.drop_split(df)
+    assert left_out == 3   # both protocols; a placement that could not be read is not a split
+    assert sorted(set(zip(kept["fork"], kept["iteration"]))) == [(0, 0), (2, 0)]
+    assert kept[kept["metric"] == "ns_per_op"]["value"].tolist() == [30.0, 31.0]
+
+
+def test_drop_split_keeps_rows_that_say_nothing_of_placement():
+    df = frame(run_rows(0, 0, duration_ns=1e6), run_rows(1, 0, duration_ns=1e6))
+    kept, left_out = harness.drop_split(df)
+    assert left_out == 0 and kept.equals(df)
+    assert harness.drop_split(df.iloc[0:0])[1] == 0

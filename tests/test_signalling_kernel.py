@@ -21,6 +21,8 @@ TWO = "--pin=0,1" if read_topology().logical >= 2 else "--pin=0,0"
 PER_RUN = {"duration", "exchanges", "deadline_hit", "ns_per_op", "throughput", "round_trip_samples",
            "round_trip_mean", "round_trip_p50", "round_trip_p90", "round_trip_p99", "round_trip_p99.9",
            "round_trip_max"}
+#: Where the two exchanged counters sat (VolatilePingPong: CounterLine, read after its runs; pingpong.c: the linker)
+PLACEMENT = {"counter_line_offset", "counters_share_line"}
 
 
 def c_kernel(*args, timeout=60):
@@ -47,7 +49,7 @@ def test_kernel_at_smoke_size(kind):
     assert list(df.columns) == ["pinning", "iteration", "warmup", "metric", "value", "unit"]
     assert set(df["pinning"]) == {"thread"}
     runs = df[~df["metric"].isin(["timer_cost", "timer_step"])]
-    assert set(runs["metric"]) == PER_RUN
+    assert set(runs["metric"]) == PER_RUN | (set() if kind == LOCKED else PLACEMENT)
     assert sorted(runs["iteration"].unique()) == [0, 1, 2]
     assert runs.groupby("iteration")["warmup"].first().tolist() == [True, False, False]
     n = int(SMALL[kind].split("=")[1])
@@ -126,11 +128,26 @@ def test_post_protocol_at_smoke_size(kind):
     df = run(kind, "--protocol=post", SMALL[kind], *(["--runs=2", "--warmup-runs=1"] if several else []))
     assert list(df.columns) == ["pinning", "iteration", "warmup", "metric", "value", "unit"]
     runs = df[~df["metric"].isin(["timer_cost", "timer_step"])]
-    assert set(runs["metric"]) == POST_RUN
+    assert set(runs["metric"]) == POST_RUN | (set() if kind == LOCKED else PLACEMENT)
     assert runs.groupby("iteration")["warmup"].first().tolist() == ([True, False, False] if several else [False])
     w = runs.pivot_table(index="iteration", columns="metric", values="value")
     assert (w["exchanges"] == n).all() and (w["deadline_hit"] == 0).all() and (w["round_trip_samples"] == 0).all()
     assert np.allclose(w["ns_per_op"], w["duration"] / (2 * w["exchanges"]), rtol=1e-4)
+
+
+@pytest.mark.parametrize("protocol", ["lab", "post"])
+def test_volatile_kernel_says_where_its_counters_sat(protocol):
+    """One placement per JVM (the statics do not move without a collection), on every run: the first counter's
+    byte in its 64-byte line, and whether the second shares that line (it does unless the first is at byte 56)."""
+    several = ["--runs=2", "--warmup-runs=1"] if protocol == "lab" else []
+    r = java_kernel(VOLATILE, f"--protocol={protocol}", SMALL[VOLATILE], *several)
+    assert r.returncode == 0, r.stderr
+    df = launch.parse_csv(r.stdout)   # JOL's start-up warnings went to stderr, not into the CSV
+    w = df[df["metric"].isin(PLACEMENT)].pivot_table(index="iteration", columns="metric", values="value")
+    assert len(w) == (3 if several else 1) and w.nunique().max() == 1
+    offset, shared = w["counter_line_offset"].iloc[0], w["counters_share_line"].iloc[0]
+    assert offset in range(0, 64, 8) and shared == (0 if offset == 56 else 1)
+    assert set(df.loc[df["metric"].isin(PLACEMENT), "unit"]) == {"bytes", "bool"}
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=["locked", "volatile", "c"])

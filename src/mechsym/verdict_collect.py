@@ -78,6 +78,9 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
         sub, left_out = harness.drop_flagged(sub)   # a post run that mostly timed the JIT or GC does not vote
         note = (f"{left_out} post-protocol run{'s' if left_out != 1 else ''} left out: more than 5% of the timed run "
                 "in JIT compilation or GC") if left_out else ""
+        sub, split = harness.drop_split(sub)   # nor does a run whose counters straddled two cache lines
+        split_note = (f"{split} run{'s' if split != 1 else ''} left out: the two counters straddled two cache lines "
+                      "(the post times one)") if split else ""
         nested = len(set(ids) - set(base_of)) >= 2
         with stats.nested_runs() if nested else contextlib.nullcontext():
             judged = module.verdicts(sub)
@@ -94,8 +97,8 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
                     x for x in (again[v.key[:3]].why, said) if x))
                           if v.key[:3] in keys and v.key[:3] in again else v for v in judged]
         mine = [dataclasses.replace(v, machine=machine or v.machine, run_id=run,
-                                    why="; ".join(x for x in (v.why, note) if x) if note and v.protocol == "post"
-                                    else v.why)
+                                    why="; ".join(x for x in (v.why, note if v.protocol == "post" else "", split_note)
+                                                  if x))
                 for v in judged]
         out += verdicts_mod.mark_primary(mine)
     return out

@@ -14,6 +14,8 @@ public final class RunResult {
     final RoundTrips roundTrips;
     /** The JIT and GC time inside the run's clock. */
     final JitGc jitGc;
+    /** Where the exchanged counters sat (VolatilePingPong only; not read: no rows). */
+    CounterLine counters;
 
     RunResult(final long iterations, final long sampleEvery) {
         this(iterations, sampleEvery, new JitGc());
@@ -37,6 +39,10 @@ public final class RunResult {
         if (exchanges > 0) {
             csv.row(extra, iteration, warmup, "ns_per_op", nsPerOp(), "ns/op");
             csv.row(extra, iteration, warmup, "throughput", 2.0 * exchanges * 1e9 / duration, "ops/s");
+        }
+        if (counters != null) {
+            csv.row(extra, iteration, warmup, "counter_line_offset", counters.offset, "bytes");
+            csv.row(extra, iteration, warmup, "counters_share_line", counters.shared, "bool");
         }
         roundTrips.emit(csv, extra, iteration, warmup);
     }

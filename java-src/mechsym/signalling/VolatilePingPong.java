@@ -53,8 +53,9 @@ import mechsym.common.Threads;
  *   java -cp build/mechsym.jar mechsym.signalling.VolatilePingPong --iterations=50000000 --pin=0,1
  *   java -cp build/mechsym.jar mechsym.signalling.VolatilePingPong --protocol=post --iterations=50000000
  * </pre>
- * Per run {@code duration}, {@code ns_per_op}, {@code throughput}, {@code exchanges}, {@code deadline_hit} and
- * round-trip percentiles. Across two cores: tens of ns per op; with {@code --pin=0,0} (lab) milliseconds per
+ * Per run {@code duration}, {@code ns_per_op}, {@code throughput}, {@code exchanges}, {@code deadline_hit},
+ * round-trip percentiles, and where the counters sat ({@code counter_line_offset}, {@code counters_share_line}:
+ * {@link CounterLine}; a run whose counters straddle two lines timed two lines, not the post's one). Across two cores: tens of ns per op; with {@code --pin=0,0} (lab) milliseconds per
  * op and {@code deadline_hit=1}.
  */
 public final class VolatilePingPong {
@@ -140,11 +141,29 @@ public final class VolatilePingPong {
         final RunResult[] results = post
             ? new RunResult[] {measurePost(iterations, pin, maxMs, skip)}
             : measure(iterations, warmupRuns + runs, wait, pin, sampleEvery, maxMs, skip);
+        final CounterLine counters = counterLine(post ? Post.class : VolatilePingPong.class, results);
         for (int i = 0; i < results.length; i++) {
+            results[i].counters = counters;
             results[i].emit(csv, extra, i, i < warmupRuns);
         }
         RoundTrips.emitTimer(csv, extra);
         csv.flush(System.out);
+    }
+
+    /**
+     * Where s1 and s2 were during the runs, read after them ({@link CounterLine}); not read when a collection ran
+     * in a timed run or while reading (it may have moved them).
+     */
+    private static CounterLine counterLine(final Class<?> holder, final RunResult[] results) {
+        final JitGc reading = new JitGc();
+        reading.start();
+        final CounterLine line = CounterLine.of(holder, "s1", "s2");
+        reading.stop();
+        long collections = reading.gcCount();
+        for (final RunResult r : results) {
+            collections += r.jitGc.gcCount();
+        }
+        return collections == 0 ? line : CounterLine.NOT_READ;
     }
 
     static void requirePostArguments(final String wait, final long sampleEvery) {
