@@ -240,6 +240,32 @@ def test_kernel_post_protocol_cells_are_preferred_for_the_post_verdict():
     assert v[("signalling.volatile-under-50ns", "lab")].outcome == HOLDS
 
 
+def with_placement(df, split_forks=()):
+    """`df` with each fork's counters_share_line row (every run: 1, or 0 for the forks in split_forks)."""
+    runs = df[(df["metric"] == "ns_per_op") & df["variant"].str.startswith("volatile")]
+    place = runs.assign(metric="counters_share_line", unit="bool",
+                        value=np.where(runs["fork"].isin(split_forks), 0, 1))
+    return pd.concat([df, place], ignore_index=True)
+
+
+def test_forks_whose_counters_straddled_two_lines_do_not_vote():
+    """counters_share_line = 0 on two of seven forks at 90 ns (each fork a warm-up and 3 measured runs): left out of
+    the post verdict (verdict_collect), which the five one-line forks at 45 ns decide; counter_lines shows both."""
+    from mechsym import verdict_collect
+
+    cells = {("volatile-spin", "17", "cross-core"): 45, ("c-spin", "c", "cross-core"): 45}
+    df = synthetic(cells, forks=7).assign(protocol="post")
+    df.loc[(df["variant"] == "volatile-spin") & df["fork"].isin([1, 4]), "value"] *= 2
+    df = with_placement(df, split_forks=(1, 4))
+    v = next(x for x in verdict_collect.machine_verdicts(exp, df)
+             if x.claim.id == "signalling.volatile-under-50ns" and x.protocol == "post" and x.scope.get("jdk") == "17")
+    assert v.outcome == HOLDS and v.forks == 5 and "8 runs left out: the two counters straddled" in v.why
+    t = exp.counter_lines(df).loc[("volatile-spin", "JDK 17", "cross-core", "post")]
+    assert (t["forks, one line"], t["forks, two lines"], t["not read"]) == (5, 2, 0)
+    assert t["ns/op, two lines (median)"] != t["ns/op, one line (median)"]
+    assert exp.counter_lines(synthetic(cells)).empty   # runs stored before the kernels said
+
+
 def test_runs_stored_with_rounds_count_each_round_as_a_fork():
     df = synthetic(forks=3)
     df["round"] = df["fork"].where(df["fork"] >= 0, 0)

@@ -146,6 +146,20 @@ nb.table(exp.protocols_table(df, NB))
 # ways. A cold first run and the median of warmed-up runs land on different sides of a threshold that is a few
 # nanoseconds wide: the harness, not the machine, decided the verdict, which is why both rows are shown.
 #
+# ### Where the two counters sat
+#
+# The post times "the latency of exchanging a cache line between cores": its two counters, adjacent static longs,
+# are meant to share one 64-byte line. Where they land is the JVM's choice, made when it allocates the class's
+# mirror (the object holding its statics), and it moves with things as remote as the classpath's length: the
+# class's code-source string is allocated just before it. With `s1` at byte 56, `s2` opens the next line and every
+# exchange moves two lines. Each Java fork reads, after its runs, where its counters sat (JOL; the C kernel's are
+# where the linker put them); a fork on two lines times another exchange than the post's and is left out of every
+# verdict (`harness.drop_split`), like a run mostly timing the JIT. Forks per cell on one line and on two:
+
+# %%
+nb.table(exp.counter_lines(df))
+
+# %% [markdown]
 # ### Beyond the post: the tail and the timer
 #
 # Every 1000th round trip (ping -> pong -> ping) is timed on its own; with both threads on one CPU every exchange is.

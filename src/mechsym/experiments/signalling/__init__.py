@@ -22,14 +22,14 @@ from .figures import plot_ns_per_op, plot_percentiles, plot_reference_cv, plot_s
 from .meta import NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, REFERENCE_ITL, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, per_fork_table, rows
 from .sweep import PLACEMENTS, VARIANTS, cell_for, cells, pin_for, placements_table
-from .tables import (bounded_runs, comparison_cv, comparison_itl, forks_table, java_vs_c, percentiles,
+from .tables import (bounded_runs, comparison_cv, comparison_itl, counter_lines, forks_table, java_vs_c, percentiles,
                      reference_cv_table, reference_itl_table, run_to_run, summary, timer_table, wide_table)
 from .verdicts import protocols_table, verdicts
 
 __all__ = [
     "CLAIM", "CLAIMS", "LAB", "NAME", "NOTEBOOKS", "PLACEMENTS", "POST", "POST_FILE", "PRESETS", "PROTOCOLS",
     "REFERENCE", "REFERENCE_ITL", "TITLE", "VARIANTS", "bounded_runs", "cell_for", "cells", "comparison_cv",
-    "comparison_itl", "forks", "forks_table", "java_vs_c", "per_fork_table", "percentiles", "pin_for",
+    "comparison_itl", "counter_lines", "forks", "forks_table", "java_vs_c", "per_fork_table", "percentiles", "pin_for",
     "placements_table", "plot_ns_per_op", "plot_percentiles", "plot_reference_cv", "plot_sorted_runs",
     "protocols_table", "reference_cv_table", "reference_itl_table", "rows", "run_to_run", "summary", "timer_table",
     "verdicts", "wide_table",

@@ -261,3 +261,28 @@ def run_to_run(df: pd.DataFrame, variants: list[str] | None = None, placement: s
         out["max / min"] = (t[runs].max(axis=1) / t[runs].min(axis=1)).map(fmt_ratio)
     out.columns.name = "median ns/op per stored run"
     return out
+
+
+@analysis.by_machine
+def counter_lines(df: pd.DataFrame) -> pd.DataFrame:
+    """Where each fork's two counters sat, and what its forks measured there: per cell and protocol, how many forks
+    had both counters in one 64-byte line and how many had them straddling two (left out of every verdict:
+    harness.drop_split), with each group's median ns/op over forks. The placement is the JVM's choice for the class's
+    statics (the C kernel's, the linker's); a fork whose placement was not read counts under "not read". Empty for
+    runs stored before the kernels said."""
+    by = ("variant", "runtime", "placement")
+    place = per_fork_table(df, "counters_share_line", by)
+    if place.empty:
+        return pd.DataFrame()
+    place = place[place["source"] != "the lab kernel's first run"]   # each fork once, under the protocol it ran
+    keys = [*by, "protocol", "source", "fork_key"]
+    m = per_fork_table(df, "ns_per_op", by).merge(place.rename(columns={"value": "shared"})[keys + ["shared"]],
+                                                  on=keys)
+    out = []
+    for key, g in m.groupby([*by, "protocol"], sort=False):
+        one, two = g.loc[g["shared"] == 1, "value"], g.loc[g["shared"] == 0, "value"]
+        out.append(dict(zip([*by, "protocol"], key), **{
+            "forks, one line": len(one), "ns/op, one line (median)": fmt_ns(one.median()) if len(one) else "",
+            "forks, two lines": len(two), "ns/op, two lines (median)": fmt_ns(two.median()) if len(two) else "",
+            "not read": int((~g["shared"].isin([0, 1])).sum())}))
+    return analysis.sort_by(pd.DataFrame(out), ORDERS).set_index([*by, "protocol"])
