@@ -10,7 +10,8 @@ Every Java kernel prints, per timed run, ``jit_ms`` (the compiler threads' summe
   ``duration_ms``, ``jit_share`` and ``gc_share`` (fractions, NaN where the duration cannot be derived);
 - :func:`flagged`: the same with ``flagged`` (either share over ``limit``, 5% by default) and ``reason``;
 - :func:`mark`: the tidy rows with ``harness_flagged`` on every row of a flagged run, to leave them out;
-- :func:`drop_split`: the runs whose two exchanged counters straddled two cache lines, left out the same way.
+- :func:`split_runs`, :func:`drop_split`: the runs whose two exchanged counters straddled two cache lines, left
+  out the same way.
 
 The run's duration, in this order: its ``duration`` metric; else a mean time per operation times the operations
 counted (``ns_per_op`` x ``increments``; PingBuffet's ``rtt_mean`` x ``pings``). SmartBatching's runs have no
@@ -186,18 +187,25 @@ def drop_flagged(df: pd.DataFrame, limit: float = LIMIT) -> tuple[pd.DataFrame, 
 SHARE_LINE = "counters_share_line"
 
 
-def drop_split(df: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """The rows of ``df`` without the runs whose two exchanged counters straddled two cache lines (``SHARE_LINE``
-    = 0), and how many runs were left out. Such a run timed two lines passed between the cores where the post
-    times one: a placement the JVM chose for the class's statics, not the mechanism, so it cannot decide a claim
-    (issue 32). Both protocols; rows without the metric (other kernels, runs stored before it) are kept."""
-    if df.empty or "metric" not in df or not (df["metric"].astype(str) == SHARE_LINE).any():
-        return df, 0
+def split_runs(df: pd.DataFrame) -> pd.DataFrame:
+    """The keys (every column but metric, value, unit, status and note) of the runs whose two exchanged counters
+    straddled two cache lines (``SHARE_LINE`` = 0), one row per run; empty when there are none."""
+    if df.empty or "metric" not in df or "value" not in df:
+        return pd.DataFrame()
     keys = [c for c in df.columns if c not in NOT_KEYS]
     split = (df["metric"].astype(str) == SHARE_LINE) & (pd.to_numeric(df["value"], errors="coerce") == 0)
-    if not split.any():
+    return df.loc[split, keys].drop_duplicates().reset_index(drop=True)
+
+
+def drop_split(df: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The rows of ``df`` without the runs of :func:`split_runs`, and how many runs were left out. Such a run timed
+    two lines passed between the cores where the post times one: a placement the JVM chose for the class's statics,
+    not the mechanism, so it cannot decide a claim (issue 32). Both protocols; rows without the metric (other
+    kernels, runs stored before it) are kept."""
+    bad = split_runs(df)
+    if bad.empty:
         return df, 0
-    bad = df.loc[split, keys].drop_duplicates()
+    keys = list(bad.columns)
     hit = df[keys].merge(bad.assign(_hit=True), on=keys, how="left")["_hit"].fillna(False).to_numpy(dtype=bool)
     return df[~hit].reset_index(drop=True), len(bad)
 

@@ -78,9 +78,8 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
         sub, left_out = harness.drop_flagged(sub)   # a post run that mostly timed the JIT or GC does not vote
         note = (f"{left_out} post-protocol run{'s' if left_out != 1 else ''} left out: more than 5% of the timed run "
                 "in JIT compilation or GC") if left_out else ""
-        sub, split = harness.drop_split(sub)   # nor does a run whose counters straddled two cache lines
-        split_note = (f"{split} run{'s' if split != 1 else ''} left out: the two counters straddled two cache lines "
-                      "(the post times one)") if split else ""
+        split = harness.split_runs(sub)   # nor does a run whose counters straddled two cache lines
+        sub, _ = harness.drop_split(sub)
         nested = len(set(ids) - set(base_of)) >= 2
         with stats.nested_runs() if nested else contextlib.nullcontext():
             judged = module.verdicts(sub)
@@ -97,11 +96,28 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
                     x for x in (again[v.key[:3]].why, said) if x))
                           if v.key[:3] in keys and v.key[:3] in again else v for v in judged]
         mine = [dataclasses.replace(v, machine=machine or v.machine, run_id=run,
-                                    why="; ".join(x for x in (v.why, note if v.protocol == "post" else "", split_note)
-                                                  if x))
+                                    why="; ".join(x for x in (v.why, note if v.protocol == "post" else "",
+                                                              _split_note(v, split)) if x))
                 for v in judged]
         out += verdicts_mod.mark_primary(mine)
     return out
+
+
+def _split_note(v: Verdict, split: pd.DataFrame) -> str:
+    """'N runs left out: ...' for the runs of ``split`` (harness.split_runs) that the verdict's protocol and JDK or
+    runtime could have read; '' when none."""
+    if split.empty:
+        return ""
+    hit = pd.Series(True, index=split.index)
+    if "protocol" in split:
+        hit &= split["protocol"].fillna("lab").replace("", "lab").astype(str) == v.protocol
+    if "jdk" in split and "jdk" in v.scope:
+        hit &= split["jdk"].astype(str) == str(v.scope["jdk"])
+    if "jdk" in split and "runtime" in v.scope:
+        hit &= split["jdk"].map(analysis.runtime_label) == v.scope["runtime"]
+    n = int(hit.sum())
+    return (f"{n} run{'s' if n != 1 else ''} left out: the two counters straddled two cache lines (the post times "
+            "one)") if n else ""
 
 
 def jmh_subrows(module, name: str, verdicts: list[Verdict], preset: str | None) -> list[Verdict]:
