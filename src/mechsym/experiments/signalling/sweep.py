@@ -77,7 +77,7 @@ def cell_for(variant: str, placement: str, preset: str, topo: Topology, jdk: Jdk
     runs, warmup = p["runs"], p["warmup_runs"]
     if protocol == "post":
         # as the posts ran: one cold run per JVM, busy spin, the whole run timed; max-ms is the kernel's watchdog
-        iterations = p["locked_iterations"] if variant == "locked" else p["volatile_iterations"]
+        iterations = p["post_locked_iterations"] if variant == "locked" else p["post_volatile_iterations"]
         params = {"protocol": "post", "iterations": iterations, **({"wait": "spin"} if wait else {}),
                   "sample-every": 0, "max-ms": (p["timeout"] - 30) * 1000, "runs": 1, "warmup-runs": 0, "pin": pin}
     elif variant == "locked":
