@@ -55,8 +55,8 @@ import mechsym.common.Threads;
  * </pre>
  * Per run {@code duration}, {@code ns_per_op}, {@code throughput}, {@code exchanges}, {@code deadline_hit},
  * round-trip percentiles, and where the counters sat ({@code counter_line_offset}, {@code counters_share_line}:
- * {@link CounterLine}; a run whose counters straddle two lines timed two lines, not the post's one). Across two cores: tens of ns per op; with {@code --pin=0,0} (lab) milliseconds per
- * op and {@code deadline_hit=1}.
+ * {@link CounterLine}; a run whose counters straddle two lines timed two lines, not the post's one). Across two
+ * cores: tens of ns per op; with {@code --pin=0,0} (lab) milliseconds per op and {@code deadline_hit=1}.
  */
 public final class VolatilePingPong {
     public static final List<String> PROTOCOLS = List.of("lab", "post");
