@@ -72,8 +72,7 @@ def judge(module, df: pd.DataFrame, columns: tuple[str, ...], level: float | Non
     from . import harness
     from . import verdicts as verdicts_mod
 
-    sub, _ = harness.drop_flagged(df)
-    sub, _ = harness.drop_split(sub)
+    sub, _, _ = harness.voting(df)
     with stats.tracing(columns) as trace, stats.at_level(level) if level else contextlib.nullcontext():
         judged = verdicts_mod.mark_primary(list(module.verdicts(sub)))
     out = []

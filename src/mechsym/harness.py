@@ -11,7 +11,7 @@ Every Java kernel prints, per timed run, ``jit_ms`` (the compiler threads' summe
 - :func:`flagged`: the same with ``flagged`` (either share over ``limit``, 5% by default) and ``reason``;
 - :func:`mark`: the tidy rows with ``harness_flagged`` on every row of a flagged run, to leave them out;
 - :func:`split_runs`, :func:`drop_split`: the runs whose two exchanged counters straddled two cache lines, left
-  out the same way.
+  out the same way; :func:`voting`: the rows left after both, which every verdict reads.
 
 The run's duration, in this order: its ``duration`` metric; else a mean time per operation times the operations
 counted (``ns_per_op`` x ``increments``; PingBuffet's ``rtt_mean`` x ``pings``). SmartBatching's runs have no
@@ -155,10 +155,15 @@ def mark(df: pd.DataFrame, limit: float = LIMIT) -> pd.DataFrame:
     if not keys or not f["flagged"].any():
         out["harness_flagged"] = bool(f["flagged"].any()) if not keys else False
         return out
-    bad = f.loc[f["flagged"], keys].drop_duplicates()
-    hit = out[keys].merge(bad.assign(_hit=True), on=keys, how="left")["_hit"]
-    out["harness_flagged"] = hit.fillna(False).astype(bool).to_numpy()
+    out["harness_flagged"] = _rows_of(out, f.loc[f["flagged"], keys].drop_duplicates())
     return out
+
+
+def _rows_of(df: pd.DataFrame, runs: pd.DataFrame) -> np.ndarray:
+    """True on every row of ``df`` that belongs to one of ``runs`` (their key columns, one row per run)."""
+    keys = list(runs.columns)
+    hit = df[keys].merge(runs.assign(_hit=True), on=keys, how="left")["_hit"]
+    return hit.fillna(False).astype(bool).to_numpy()
 
 
 def drop_flagged(df: pd.DataFrame, limit: float = LIMIT) -> tuple[pd.DataFrame, int]:
@@ -205,9 +210,18 @@ def drop_split(df: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     bad = split_runs(df)
     if bad.empty:
         return df, 0
-    keys = list(bad.columns)
-    hit = df[keys].merge(bad.assign(_hit=True), on=keys, how="left")["_hit"].fillna(False).to_numpy(dtype=bool)
-    return df[~hit].reset_index(drop=True), len(bad)
+    return df[~_rows_of(df, bad)].reset_index(drop=True), len(bad)
+
+
+def voting(df: pd.DataFrame) -> tuple[pd.DataFrame, int, pd.DataFrame]:
+    """The rows that may decide a claim, for every caller that judges (the notebooks' verdicts, --until-decided's
+    looks): ``df`` without the post runs :func:`drop_flagged` leaves out and without the runs of :func:`split_runs`;
+    with how many runs the first left out, and the second's runs (their keys)."""
+    kept, flagged_runs = drop_flagged(df)
+    split = split_runs(kept)
+    if len(split):
+        kept = kept[~_rows_of(kept, split)].reset_index(drop=True)
+    return kept, flagged_runs, split
 
 
 # --- compilation events ------------------------------------------------------------------------------------------

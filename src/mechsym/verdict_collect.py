@@ -75,11 +75,10 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
         base_of, records = verdict_runs.extended(metas, ids)
         if base_of:
             sub = sub.assign(run_id=sub["run_id"].astype(str).replace(base_of))
-        sub, left_out = harness.drop_flagged(sub)   # a post run that mostly timed the JIT or GC does not vote
+        # a post run that mostly timed the JIT or GC does not vote, nor does one whose counters straddled two lines
+        sub, left_out, split = harness.voting(sub)
         note = (f"{left_out} post-protocol run{'s' if left_out != 1 else ''} left out: more than 5% of the timed run "
                 "in JIT compilation or GC") if left_out else ""
-        split = harness.split_runs(sub)   # nor does a run whose counters straddled two cache lines
-        sub, _ = harness.drop_split(sub)
         nested = len(set(ids) - set(base_of)) >= 2
         with stats.nested_runs() if nested else contextlib.nullcontext():
             judged = module.verdicts(sub)
