@@ -235,6 +235,23 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 # - **Against the listing's family**: the listing or one of those two copies, chosen at random for every run, so
 #   that a window's favourite program does not decide the row: 0.846 [0.795, 0.929] (45 sets, A/A 0.977, one
 #   random member against another); in that window the family ran at 24-25 ns/op and the kernel at 31.1.
+# - **On JDK 25 the kernel is the listing**: 0.976 [0.943, 1.001] (40 sets, A/A 0.973); kernel and listing both on
+#   one level, 20-28 ns/op (fast-regime medians 22.9 and 22.8).
+# - **On JDK 17 the listing's JVMs fall on one of two levels, the kernel's mostly on the upper one.** 30 shuffled
+#   rounds (2026-11-27): the listing at 23.6-28.3 ns/op in 16 of 27 one-line fast-regime runs and at 33.8-39.7 in
+#   11; the kernel between 26 and 41, 3 of 24 under 28.5. Over ten such sessions of rounds that day: under 28.5
+#   ns/op in 103 of 223 of the listing's one-line runs under 45 ns/op, 12 of 91 of the kernel's. At 40 M exchanges (2.5 s a run) the listing 25.3
+#   ns/op (17 runs), the kernel 35.3 (4 one-line runs): the level holds to the end of a run, it is not warm-up.
+# - **What does not move the kernel to the lower level** (scratch copies of the kernel, 25-30 shuffled rounds each
+#   beside the listing), runs under 28.5 ns/op: its counters as statics of the class the JVM starts with, as the
+#   listing's, 3 of 28; no watchdog thread, 2 of 23; the pong on a plain thread, 1 of 23, or its loop in a
+#   `Runnable`'s `run()`, 5 of 25; a 300 ms pause before the threads start, 2 of 28 (the unchanged copy in the same
+#   rounds: 9 of 74). What does not take the listing off the lower level: the kernel's argument parsing
+#   (`Kernels.main`, `Args`) with its JIT/GC beans around the listing's loops, 13 of 24.
+# - **Inside one JVM neither the counters' address nor the code's copy sets the level.** A scratch program that
+#   moves its counter pair over 24 random lines of a 64 MB array ran at 18-20 ns/op on every line, in three rounds;
+#   another with 12 byte-identical copies of the two loops, each compiled on its own, at 22-30 ns/op with no copy
+#   ahead from one round to the next.
 #
 # So on this VM programs with the same loops, differing only outside the timed code, run up to 1.39x apart in one
 # window, and which of them is ahead changes from one window to the next; an A/A of a program against itself
@@ -246,9 +263,10 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 # 0.9-1.1 of the listing's loops where it holds its counters (a nested class); against the listing and its family,
 # whose counters sit in the class the JVM starts with, it is 15-20% slower in the windows where they reach the
 # 22-25 ns/op level, which the kernel and the nested-class copy seldom do (the kernel below 26 ns/op in 0 of 35
-# fast-regime runs of the family row). Why a class's statics reach that level more often when the class is the
-# one the JVM starts with is not found; it is not the ping-pong's code, which the kernel shares. The fidelity runs
-# are one command each (`python -m mechsym.originals commands`).
+# fast-regime runs of the family row). On JDK 25, where the listing has one level, the kernel lands at 0.976 of it.
+# What puts a JDK 17 JVM on the lower level is not found: not the ping-pong's code, which the kernel shares, not
+# where its counters sit, and none of the kernel's parts tried one at a time. The fidelity runs are one command
+# each (`python -m mechsym.originals commands`).
 
 # %% [markdown]
 # ### Run to run
