@@ -272,6 +272,23 @@ def test_forks_whose_counters_straddled_two_lines_do_not_vote():
     assert t["ns/op, two lines (median)"] != t["ns/op, one line (median)"]
     assert exp.counter_lines(synthetic(cells)).empty   # runs stored before the kernels said
 
+def test_the_straddle_note_only_on_claims_that_read_the_runs():
+    """Two-line volatile forks are named on the lock-over-volatile ratio, which reads them, and not on the claims
+    that read the locked cells alone (Claim.variants); every claim's variants are the sweep's."""
+    from mechsym import verdict_collect
+    from mechsym.experiments.signalling import sweep
+
+    assert all(set(c.variants) <= set(sweep.VARIANTS) for c in exp.CLAIMS)
+    cells = {("volatile-spin", "17", "cross-core"): 45, ("locked", "17", "cross-core"): 2000,
+             ("locked", "17", "unpinned"): 8000}
+    df = with_placement(synthetic(cells, forks=7).assign(protocol="post"), split_forks=(1, 4))
+    vs = {x.claim.id: x for x in verdict_collect.machine_verdicts(exp, df)
+          if x.protocol == "post" and x.scope.get("jdk") == "17"}
+    assert "straddled" in vs["signalling.lock-1000x-volatile"].why
+    for cid in ("signalling.lock-latency-microseconds", "signalling.unpinned-several-times-slower"):
+        assert exp.CLAIM[cid].variants == ("locked",)
+        assert cid in vs and "straddled" not in vs[cid].why
+
 
 def test_runs_stored_with_rounds_count_each_round_as_a_fork():
     df = synthetic(forks=3)

@@ -103,11 +103,13 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
 
 
 def _split_note(v: Verdict, split: pd.DataFrame) -> str:
-    """'N runs left out: ...' for the runs of ``split`` (harness.split_runs) that the verdict's protocol and JDK or
-    runtime could have read; '' when none."""
+    """'N runs left out: ...' for the runs of ``split`` (harness.split_runs) that the verdict's protocol, JDK or
+    runtime and claim (Claim.variants) could have read; '' when none."""
     if split.empty:
         return ""
     hit = pd.Series(True, index=split.index)
+    if v.claim.variants and "variant" in split:
+        hit &= split["variant"].isin(v.claim.variants)
     if "protocol" in split:
         hit &= split["protocol"].fillna("lab").replace("", "lab").astype(str) == v.protocol
     if "jdk" in split and "jdk" in v.scope:

@@ -129,6 +129,8 @@ class Claim:
       clusters are its subject, not a reason to withhold the verdict.
     primary: the scope of the claim's primary verdict, where the default (see `primary_of`) is not the post's scope:
       {"placement": "unpinned"} picks the first post-protocol verdict whose scope has that placement.
+    variants: the sweep's variants whose runs the statistic reads, where it reads only some (empty: any); a note
+      on runs left out of the verdicts is said only on claims that read them.
     """
     id: str
     post: str
@@ -146,6 +148,7 @@ class Claim:
     no_ratio: str = ""
     shape: bool = False
     primary: dict | None = None
+    variants: tuple[str, ...] = ()
 
     def then_value(self) -> float | None:
         """The claim's statistic computed from the post's own numbers (data/reference), or None."""

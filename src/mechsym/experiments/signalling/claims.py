@@ -69,7 +69,7 @@ CLAIMS = [
           rule=Rule(">=", 2, reading="'the impact is clear' and Linux 'will greatly impact the performance' read "
                     "generously as at least 2x slower (the post's Linux runs: 4.2x and 7.1x)"),
           statistic="lock + condition ns/op unpinned over pinned", unit="x", reference=REFERENCE,
-          from_post=_unpinned_over_pinned),
+          from_post=_unpinned_over_pinned, variants=("locked",)),
     Claim("signalling.lock-latency-microseconds", POST_FILE, NB_CV,
           "The one-way latency to signal a change through a lock and condition is microseconds, like a network hop "
           "(~1 µs InfiniBand, < 5 µs 10GigE).",
@@ -80,7 +80,8 @@ CLAIMS = [
                 "InfiniBand and less than 5µs with 10GigE and user-space IP stacks.",
           rule=Rule("between", 500, 10_000, reading="'pretty much the same as' hops of ~1 µs to < 5 µs, read "
                     "generously as a factor 2 beyond either end: 0.5-10 µs"),
-          statistic="lock + condition ns/op, pinned", unit="ns", reference=REFERENCE, from_post=_pinned_latency),
+          statistic="lock + condition ns/op, pinned", unit="ns", reference=REFERENCE, from_post=_pinned_latency,
+          variants=("locked",)),
     Claim("signalling.volatile-under-50ns", POST_FILE_ITL, NB_ITL,
           "Signalling a change between two threads through volatile counters costs less than 50 ns per exchange.",
           "Java 50.79 ns/op (printed 50), C++ 45.09 ns/op (printed 45); Sandy Bridge 2.2 GHz, taskset -c 2,4",
