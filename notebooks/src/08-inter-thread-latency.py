@@ -247,7 +247,9 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 #   listing's, 3 of 28; no watchdog thread, 2 of 23; the pong on a plain thread, 1 of 23, or its loop in a
 #   `Runnable`'s `run()`, 5 of 25; a 300 ms pause before the threads start, 2 of 28 (the unchanged copy in the same
 #   rounds: 9 of 74); the two loops as methods of the counters' own class, 5 of 27 (the listing in those rounds: 20
-#   of 26); the serial collector instead of G1, 4 of 21 (the listing with it: 12 of 19). What does not take the listing off the lower level: the kernel's argument parsing
+#   of 26); the listing's shape (the loops in a small nested class, the pong a plain `Runnable`, nothing else before
+#   the clock) inside the kernel's class, 4 of 23 (the listing: 17 of 22); the serial collector instead of G1, 4 of
+#   21 (the listing with it: 12 of 19). What does not take the listing off the lower level: the kernel's argument parsing
 #   (`Kernels.main`, `Args`) with its JIT/GC beans around the listing's loops, 13 of 24.
 # - **Inside one JVM neither the counters' address nor the code's copy sets the level.** A scratch program that
 #   moves its counter pair over 24 random lines of a 64 MB array ran at 18-20 ns/op on every line, in three rounds;
