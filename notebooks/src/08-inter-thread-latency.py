@@ -255,9 +255,12 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 #   moves its counter pair over 24 random lines of a 64 MB array ran at 18-20 ns/op on every line, in three rounds;
 #   another with 12 byte-identical copies of the two loops, each compiled on its own, at 22-30 ns/op with no copy
 #   ahead from one round to the next. Restarting the exchange re-draws its level: one copy, same counters, same
-#   JVM, ran three segments of 0.5 M exchanges at 22.6, 31.6 and 27.7 ns/op, another at 37.7, 25.1 and 24.4. The
-#   level is chosen when an exchange starts and then held; what makes the listing's start choose the lower one more
-#   often on JDK 17 is the open question.
+#   JVM, ran three segments of 0.5 M exchanges at 22.6, 31.6 and 27.7 ns/op, another at 37.7, 25.1 and 24.4. Nor
+#   is a nested class slow by itself: restarted segment after segment in eight JVMs, the listing's loops over
+#   counters in a nested class drew the lower level in 107 of 173 one-line fast-regime segments, where a fresh JVM
+#   of the nested-class copy draws it in 2 of 19. The level is chosen when an exchange starts and then held; what
+#   makes a fresh JVM of the listing choose the lower one more often than the kernel's on JDK 17 is the open
+#   question.
 #
 # So on this VM programs with the same loops, differing only outside the timed code, run up to 1.39x apart in one
 # window, and which of them is ahead changes from one window to the next; an A/A of a program against itself
