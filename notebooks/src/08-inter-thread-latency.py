@@ -249,7 +249,8 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 #   rounds: 9 of 74); the two loops as methods of the counters' own class, 5 of 27 (the listing in those rounds: 20
 #   of 26); the listing's shape (the loops in a small nested class, the pong a plain `Runnable`, nothing else before
 #   the clock) inside the kernel's class, 4 of 23 (the listing: 17 of 22); the serial collector instead of G1, 4 of
-#   21 (the listing with it: 12 of 19). What does not take the listing off the lower level: the kernel's argument parsing
+#   21 (the listing with it: 12 of 19); compiling in the foreground (`-Xbatch`, each thread waits for its own
+#   compiled loop), 2 of 25 (the listing with it: 9 of 25, without: 9 of 24). What does not take the listing off the lower level: the kernel's argument parsing
 #   (`Kernels.main`, `Args`) with its JIT/GC beans around the listing's loops, 13 of 24.
 # - **Inside one JVM neither the counters' address nor the code's copy sets the level.** A scratch program that
 #   moves its counter pair over 24 random lines of a 64 MB array ran at 18-20 ns/op on every line, in three rounds;
