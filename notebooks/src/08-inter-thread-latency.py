@@ -259,9 +259,11 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 #   JVM, ran three segments of 0.5 M exchanges at 22.6, 31.6 and 27.7 ns/op, another at 37.7, 25.1 and 24.4. Nor
 #   is a nested class slow by itself: restarted segment after segment in eight JVMs, the listing's loops over
 #   counters in a nested class drew the lower level in 107 of 173 one-line fast-regime segments, where a fresh JVM
-#   of the nested-class copy draws it in 2 of 19. The level is chosen when an exchange starts and then held; what
-#   makes a fresh JVM of the listing choose the lower one more often than the kernel's on JDK 17 is the open
-#   question.
+#   of the nested-class copy draws it in 2 of 19. Within a run the level mostly holds: a copy of the listing that
+#   reads the clock every 2^20 exchanges (40 M exchanges, chunks of about 50 ms) stayed on one level, 23-25 or
+#   32-35 or 38-41 ns/op, in 17 of 22 traced runs; the others moved between levels once or twice (one went from
+#   24-25 to 34-39 for about 0.4 s and back). What makes a fresh JVM of the listing sit on the lower level more
+#   often than the kernel's on JDK 17 is the open question.
 #
 # So on this VM programs with the same loops, differing only outside the timed code, run up to 1.39x apart in one
 # window, and which of them is ahead changes from one window to the next; an A/A of a program against itself
