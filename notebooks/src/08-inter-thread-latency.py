@@ -261,7 +261,7 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 #   counters in a nested class drew the lower level in 107 of 173 one-line fast-regime segments, where a fresh JVM
 #   of the nested-class copy draws it in 2 of 19. Within a run the level mostly holds: a copy of the listing that
 #   reads the clock every 2^20 exchanges (40 M exchanges, chunks of about 50 ms) stayed on one level, 23-25 or
-#   32-35 or 38-41 ns/op, in 17 of 22 traced runs; the others moved between levels once or twice (one went from
+#   32-35 or 38-41 ns/op, in 16 of 22 traced runs; the others moved between levels, one or more times (one went from
 #   24-25 to 34-39 for about 0.4 s and back). What makes a fresh JVM of the listing sit on the lower level more
 #   often than the kernel's on JDK 17 is the open question.
 #
