@@ -240,8 +240,8 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 # - **On JDK 17 the listing's JVMs fall on one of two levels, the kernel's mostly on the upper one.** 30 shuffled
 #   rounds (2026-11-27): the listing at 23.6-28.3 ns/op in 16 of 27 one-line fast-regime runs and at 33.8-39.7 in
 #   11; the kernel between 26 and 41, 3 of 24 under 28.5. Over ten such sessions of rounds that day: under 28.5
-#   ns/op in 103 of 223 of the listing's one-line runs under 45 ns/op, 12 of 91 of the kernel's. At 40 M exchanges (2.5 s a run) the listing 25.3
-#   ns/op (17 runs), the kernel 35.3 (4 one-line runs): the level holds to the end of a run, it is not warm-up.
+#   ns/op in 103 of 223 of the listing's one-line runs under 45 ns/op, 12 of 91 of the kernel's. At 40 M exchanges
+#   (2.5 s a run) the listing 25.3 ns/op (17 runs), the kernel 35.3 (4 one-line runs): it is not warm-up.
 # - **What does not move the kernel to the lower level** (scratch copies of the kernel, 25-30 shuffled rounds each
 #   beside the listing), runs under 28.5 ns/op: its counters as statics of the class the JVM starts with, as the
 #   listing's, 3 of 28; no watchdog thread, 2 of 23; the pong on a plain thread, 1 of 23, or its loop in a
@@ -250,8 +250,9 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 #   of 26); the listing's shape (the loops in a small nested class, the pong a plain `Runnable`, nothing else before
 #   the clock) inside the kernel's class, 4 of 23 (the listing: 17 of 22); the serial collector instead of G1, 4 of
 #   21 (the listing with it: 12 of 19); compiling in the foreground (`-Xbatch`, each thread waits for its own
-#   compiled loop), 2 of 25 (the listing with it: 9 of 25, without: 9 of 24). What does not take the listing off the lower level: the kernel's argument parsing
-#   (`Kernels.main`, `Args`) with its JIT/GC beans around the listing's loops, 13 of 24.
+#   compiled loop), 2 of 25 (the listing with it: 9 of 25, without: 9 of 24). What does not take the listing off the
+#   lower level: the kernel's argument parsing (`Kernels.main`, `Args`) with its JIT/GC beans around the listing's
+#   loops, 13 of 24.
 # - **Inside one JVM neither the counters' address nor the code's copy sets the level.** A scratch program that
 #   moves its counter pair over 24 random lines of a 64 MB array ran at 18-20 ns/op on every line, in three rounds;
 #   another with 12 byte-identical copies of the two loops, each compiled on its own, at 22-30 ns/op with no copy
