@@ -208,9 +208,7 @@ def drop_split(df: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     not the mechanism, so it cannot decide a claim (issue 32). Both protocols; rows without the metric (other
     kernels, runs stored before it) are kept."""
     bad = split_runs(df)
-    if bad.empty:
-        return df, 0
-    return df[~_rows_of(df, bad)].reset_index(drop=True), len(bad)
+    return _without(df, bad), len(bad)
 
 
 def voting(df: pd.DataFrame) -> tuple[pd.DataFrame, int, pd.DataFrame]:
@@ -219,9 +217,12 @@ def voting(df: pd.DataFrame) -> tuple[pd.DataFrame, int, pd.DataFrame]:
     with how many runs the first left out, and the second's runs (their keys)."""
     kept, flagged_runs = drop_flagged(df)
     split = split_runs(kept)
-    if len(split):
-        kept = kept[~_rows_of(kept, split)].reset_index(drop=True)
-    return kept, flagged_runs, split
+    return _without(kept, split), flagged_runs, split
+
+
+def _without(df: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """``df`` without the rows of ``runs`` (:func:`_rows_of`); ``df`` itself when there are none."""
+    return df[~_rows_of(df, runs)].reset_index(drop=True) if len(runs) else df
 
 
 # --- compilation events ------------------------------------------------------------------------------------------
