@@ -254,3 +254,18 @@ def test_in_process_through_jpype():
 
 
 # The experiment package's tests (sweep cells, claims, verdicts, tables): tests/test_signalling_experiment.py
+
+
+def test_post_counters_take_the_listings_slots_in_the_mirror():
+    """The post holder's statics in the listing's order: a long first (the listing's ITERATIONS), then s1, then s2,
+    in consecutive 8-byte slots of the class's mirror. Moved one slot down (0x70/0x78 on JDK 17) the same loops ran
+    at about 0.8 of the listing's speed (VolatilePingPong.Post, notebook 08)."""
+    import jpype
+
+    bridge.kernel(VOLATILE)   # the JVM is up
+    post = jpype.JClass("java.lang.Class").forName("mechsym.signalling.VolatilePingPong$Post")
+    the_unsafe = jpype.JClass("sun.misc.Unsafe").class_.getDeclaredField("theUnsafe")
+    the_unsafe.setAccessible(True)
+    unsafe = the_unsafe.get(None)
+    lead, s1, s2 = (int(unsafe.staticFieldOffset(post.getDeclaredField(n))) for n in ("LEADING", "s1", "s2"))
+    assert (s1 - lead, s2 - s1) == (8, 8), (lead, s1, s2)
