@@ -142,3 +142,32 @@ def test_a_bracketed_run_orders_its_sets_and_refuses_too_few_kept(fdir, tmp_path
     for bad, message in [(dict(design="paired"), "--design 'paired'"), (dict(tolerance=0), "--tolerance 0")]:
         with pytest.raises(MechsymError, match=message):
             fidelity_run.plan("pingbuffet", KERNEL, LISTING, **{**ARGS, **bad})
+
+
+def test_a_keep_condition_counts_only_the_sets_whose_runs_meet_it(fdir, tmp_path):
+    """VolatilePingPong's gate, as the verdicts apply it: a kernel run whose counters straddled two lines timed two
+    lines where the listing times one; with --kernel-keep its set is left out, whatever its figure, and said."""
+    n = tmp_path / "runs"
+    kernel = (f"{PY} -c 'import pathlib; f = pathlib.Path(\"{n}\"); i = int(f.read_text()) if f.exists() else 0; "
+              "f.write_text(str(i + 1)); one = i % 2 == 0; print(\"pinning,iteration,warmup,metric,value,unit\"); "
+              "print(\"none,0,false,throughput,%d,ops/s\" % (2000 if one else 500)); "
+              "print(\"none,0,false,counters_share_line,%d,bool\" % one)'")
+    args = {**ARGS, "kernel_figure": "csv:throughput", "listing_figure": r"ops/sec=([\d,]+)", "sets": 10}
+    p = fidelity_run.plan("signalling", kernel, LISTING, **args, kernel_keep="csv:counters_share_line=1")
+    lines = []
+    r = fidelity_run.measure(p, progress=lines.append)
+    assert r.figures["kernel"] == [2000.0, 500.0] * 5   # every run is read and reported
+    assert (r.ratio, r.low, r.high, len(r.ratios), r.run) == (2.0, 2.0, 2.0, 5, 10)
+    assert sum("left out: not every kernel run meets 'csv:counters_share_line=1'" in x for x in lines) == 5
+    row = fidelity_run.row(p, r, machine="test-host", today="2026-01-02")
+    assert row["sets"] == "5" and "5 of 10 sets counted, those whose kernel runs meet" in row["note"]
+    assert any("kept:" in x for x in p.describe())
+    # too few sets meet it: no row; a keep that is not csv:METRIC=NUMBER nor a regex: one line
+    n.unlink()
+    p = fidelity_run.plan("signalling", kernel, LISTING, **{**args, "sets": 8}, kernel_keep="csv:counters_share_line=1")
+    with pytest.raises(MechsymError, match="4 of 8 sets kept"):
+        fidelity_run.measure(p, progress=lambda line: None)
+    for bad, message in (("csv:counters_share_line", "give csv:METRIC=NUMBER"), ("(", "keep regex")):
+        with pytest.raises(MechsymError, match=message) as e:
+            fidelity_run.plan("signalling", kernel, LISTING, **args, kernel_keep=bad)
+        assert "\n" not in str(e.value)

@@ -12,7 +12,11 @@ or the median of a metric of a mechsym kernel's CSV); the set's ratio is kernel 
 durations: `direction`), and the row gives the median of the per-set ratios with its 95% bootstrap interval
 (mechsym.stats), the A/A ratio (listing / listing-again, median over sets), the machine, the JDK, the date and the
 clean commit the kernel was measured at. The listing runs in a scratch directory outside the repository (it is not
-the lab's code to keep). The bench lock keeps any other measurement off the machine meanwhile.
+the lab's code to keep). The bench lock keeps any other measurement off the machine meanwhile. A program may carry
+a *keep* condition on its output (`csv:METRIC=VALUE` of a mechsym kernel's CSV, or a regex that must match): a set
+counts only when every run in it meets its program's condition, the same gate a kernel's runs pass for the verdicts
+(VolatilePingPong: `csv:counters_share_line=1`, its counters on one cache line as the listing's); the row's note
+says how many sets were kept and by which condition. A condition reads a label of the run, never its figure.
 
     plan(...)  -> Plan      every argument checked, the commands built (one-line MechsymError otherwise)
     measure(plan) -> Result the sets run, the figures read, the ratios and their interval
@@ -109,6 +113,33 @@ class Figure:
         return float(v)
 
 
+@dataclass(frozen=True)
+class Keep:
+    """Whether a program's run counts: `csv:METRIC=VALUE` (every measured row of that metric in a mechsym kernel's
+    CSV equals VALUE, and there is at least one) or a regular expression that must match its output."""
+    spec: str
+
+    def __post_init__(self):
+        if self.spec.startswith("csv:"):
+            metric, eq, value = self.spec[4:].partition("=")
+            if not metric or not eq or NUMBER.fullmatch(value.strip()) is None:
+                raise MechsymError(f"keep {self.spec!r}: give csv:METRIC=NUMBER, e.g. csv:counters_share_line=1")
+        else:
+            if not self.spec:
+                raise MechsymError("keep: empty; give csv:METRIC=NUMBER or a regular expression")
+            try:
+                re.compile(self.spec)
+            except re.error as e:
+                raise MechsymError(f"keep regex {self.spec!r}: {e}") from None
+
+    def ok(self, out: str) -> bool:
+        if self.spec.startswith("csv:"):
+            metric, _, value = self.spec[4:].partition("=")
+            vals = _csv_values(out, metric)
+            return bool(vals) and all(v == float(value.replace(",", "").replace("_", "")) for v in vals)
+        return re.search(self.spec, out, re.M) is not None
+
+
 def _csv_values(out: str, metric: str) -> list[float]:
     rows = list(csv.DictReader(io.StringIO(out)))
     if rows and not {"metric", "value"} <= set(rows[0]):
@@ -142,7 +173,12 @@ class Plan:
     temp_dir: bool = False        # listing_dir made here (removed at the end)
     design: str = "rotating"
     tolerance: float = 0.1        # bracketed: how far the two listing runs beside a judged run may differ
+    kernel_keep: Keep | None = None   # a set counts only when its kernel run meets this (and its listing runs theirs)
+    listing_keep: Keep | None = None
     commands: list[str] = field(default_factory=list)
+
+    def keep(self, program: str) -> Keep | None:
+        return self.kernel_keep if program == "kernel" else self.listing_keep
 
     def argv(self, program: str) -> list[str]:
         cmd = self.kernel if program == "kernel" else self.listing
@@ -166,7 +202,13 @@ class Plan:
         lines.append(f"listing: (cd {shlex.quote(str(self.listing_dir))} && {shlex.join(self.argv('listing'))})")
         lines.append(f"figures: kernel {self.kernel_figure.spec!r} ({self.kernel_figure.reduce}), "
                      f"listing {self.listing_figure.spec!r} ({self.listing_figure.reduce})")
+        if self.kernel_keep or self.listing_keep:
+            lines.append("kept:    sets whose " + self.kept_text())
         return lines
+
+    def kept_text(self) -> str:
+        return " and ".join(f"{name} runs meet {k.spec!r}" for name, k in
+                            (("kernel", self.kernel_keep), ("listing", self.listing_keep)) if k)
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -197,13 +239,13 @@ def plan(experiment: str, kernel: str, listing: str, *, kernel_figure: str, list
          listing_reduce: str | None = None, kernel_name: str | None = None, listing_dir: str | None = None,
          jdk: str | None = "17", cpus: str | None = None, timeout: float = 600.0, fidelity_dir_arg: str | None = None,
          note: str = "", allow_dirty: bool = False, jvm_flags: str = "", design: str = "rotating",
-         tolerance: float = 0.1) -> Plan:
+         tolerance: float = 0.1, kernel_keep: str | None = None, listing_keep: str | None = None) -> Plan:
     """Every input checked (one-line MechsymError naming it and what is allowed) and the commands built.
 
     kernel: a registered mechsym kernel's name and its arguments (`mechsym.ping.PingBuffet --mode=ipc-spin`,
     `c:atomic_counter --threads=2`: run with the chosen JDK and the repository's class path), or any command
     (then kernel_name names the registered kernel it runs). listing: any command; `{java}` in either stands for the
-    chosen JDK's java."""
+    chosen JDK's java. kernel_keep, listing_keep: a set counts only when its runs meet them (Keep)."""
     from . import experiments, kernels
 
     if experiment not in experiments.names():
@@ -216,6 +258,7 @@ def plan(experiment: str, kernel: str, listing: str, *, kernel_figure: str, list
         raise MechsymError(f"--tolerance {tolerance}: allowed above 0 and at most 1 (a fraction: 0.1 is 10%)")
     if not isinstance(sets, int) or not MIN_SETS <= sets <= MAX_SETS:
         raise MechsymError(f"--sets {sets}: allowed {MIN_SETS}-{MAX_SETS} (fewer sets give no interval)")
+    keeps = tuple(None if k is None else Keep(k) for k in (kernel_keep, listing_keep))
     if not cell.strip() or not listing_label.strip():
         raise MechsymError("--cell and --listing-label: give both, not empty (they are the row's cell and listing)")
     if not (0 < timeout <= 86400):
@@ -266,7 +309,7 @@ def plan(experiment: str, kernel: str, listing: str, *, kernel_figure: str, list
     return Plan(experiment, kernel_name, k_argv, l_argv, ldir, Figure(kernel_figure, reduce),
                 Figure(listing_figure or kernel_figure, listing_reduce or reduce), direction, sets, cell.strip(),
                 listing_label.strip(), protocol, str(java_jdk.feature) if java_jdk and not kernel_name.startswith("c:")
-                else "", cpus, timeout, out, note, allow_dirty, temp, design, float(tolerance))
+                else "", cpus, timeout, out, note, allow_dirty, temp, design, float(tolerance), *keeps)
 
 
 # ---------------------------------------------------------------- measuring
@@ -283,6 +326,7 @@ class Result:
     commit: str
     clean: bool
     run: int = 0                      # sets run (bracketed: ratios and aa hold only the kept ones)
+    kept: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))   # per set run: met every keep
 
 
 def run_program(p: Plan, program: str) -> str:
@@ -325,30 +369,40 @@ def measure(p: Plan, progress=lambda line: print(line, file=sys.stderr)) -> Resu
                            "--allow-dirty (said in the row's note)")
     figures: dict[str, list[float]] = {k: [] for k in PROGRAMS}
     sets: list[list[float]] = []
+    kept: list[bool] = []
     try:
         with bench_lock(progress):
             for s in range(p.sets):
-                one = []
+                one, ok = [], True
                 for program in p.order(s):
                     fig = p.kernel_figure if program == "kernel" else p.listing_figure
-                    one.append(fig.read(run_program(p, program), program))
+                    out = run_program(p, program)
+                    one.append(fig.read(out, program))
                     figures[program].append(one[-1])
+                    keep = p.keep(program)
+                    ok = ok and (keep is None or keep.ok(out))
                 sets.append(one)
-                progress(f"set {s + 1}/{p.sets}: " + ", ".join(f"{n} {v:.4g}" for n, v in zip(p.order(s), one)))
+                kept.append(ok)
+                progress(f"set {s + 1}/{p.sets}: " + ", ".join(f"{n} {v:.4g}" for n, v in zip(p.order(s), one))
+                         + ("" if ok else f" (left out: not every {p.kept_text().replace(' runs meet', ' run meets')})"))
     finally:
         if p.temp_dir:
             shutil.rmtree(p.listing_dir, ignore_errors=True)
+    use = np.asarray(kept, dtype=bool)
+    if use.sum() < MIN_SETS:
+        raise MechsymError(f"fidelity-run: {int(use.sum())} of {p.sets} sets kept (those whose {p.kept_text()}): "
+                           "too few for an interval; run more sets")
     if p.design == "bracketed":
-        ratios, aa = bracketed(np.asarray(sets), p.tolerance)
+        ratios, aa = bracketed(np.asarray(sets)[use], p.tolerance)
         if len(ratios) < MIN_SETS:
             raise MechsymError(f"fidelity-run: {len(ratios)} of {p.sets} bracketed sets kept (the listing moved more "
                                f"than {p.tolerance:.0%} across the others): too few for an interval; run more sets")
     else:
-        k, li, again = (np.asarray(figures[x]) for x in PROGRAMS)
+        k, li, again = (np.asarray(figures[x])[use] for x in PROGRAMS)
         ratios, aa = k / li, li / again
     ratio, low, high = interval(ratios)
     return Result(figures, ratios, aa, ratio, low, high, float(np.median(aa)) if len(aa) else float("nan"),
-                  state.commit, state.clean, p.sets)
+                  state.commit, state.clean, p.sets, use)
 
 
 def bracketed(sets: np.ndarray, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
@@ -383,6 +437,8 @@ def row(p: Plan, r: Result, machine: str | None = None, today: str | None = None
         + (f" under taskset -c {p.cpus}" if p.cpus else "")
         + f"; medians: kernel {units.si(np.median(r.figures['kernel']), 4)}, "
           f"listing {units.si(np.median(r.figures['listing']), 4)}",
+        f"{int(np.count_nonzero(r.kept))} of {r.run} sets counted, those whose {p.kept_text()}"
+        if p.kernel_keep or p.listing_keep else "",
         "" if r.clean else "measured on a tree with uncommitted changes (--allow-dirty)",
         p.note) if x)
     out = {c: "" for c in fidelity.COLUMNS}

@@ -271,6 +271,7 @@ COMPARISONS = [
         kernel="mechsym.signalling.VolatilePingPong --protocol=post --iterations={n} --wait=spin --sample-every=0 "
                "--runs=1 --warmup-runs=0",
         kernel_figure="csv:throughput", listing_figure=r"^op/sec = (\d+)$", direction="speed",
+        kernel_keep="csv:counters_share_line=1",   # the verdicts' gate: a run on two lines times another exchange
         cell="{N} exchanges, unpinned")),
     ("locks + condition variables (LockedSignalling)", 10, "locked-signalling", "", dict(
         experiment="signalling",

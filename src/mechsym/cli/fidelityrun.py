@@ -25,7 +25,8 @@ def command(args) -> int:
         listing_label=args.listing_label, reduce=args.reduce, listing_reduce=args.listing_reduce,
         kernel_name=args.kernel_name, listing_dir=args.listing_dir, jdk=args.jdk or None, cpus=args.cpus,
         timeout=timeout, fidelity_dir_arg=args.fidelity_dir, note=args.note, allow_dirty=args.allow_dirty,
-        jvm_flags=args.jvm_flags, design=args.design, tolerance=tolerance)
+        jvm_flags=args.jvm_flags, design=args.design, tolerance=tolerance, kernel_keep=args.kernel_keep,
+        listing_keep=args.listing_keep)
     if args.dry_run:
         print("\n".join(p.describe()))
         if p.temp_dir:
@@ -71,6 +72,11 @@ def add_parser(sub, once, once_flag) -> None:
     f.add_argument("--tolerance", default="0.1", action=once,
                    help="bracketed: how far (a fraction) the two listing runs beside a judged run may differ for "
                         "its set to count (default 0.1)")
+    f.add_argument("--kernel-keep", default=None, action=once,
+                   help="count a set only when its kernel run meets this: csv:METRIC=NUMBER (a mechsym kernel's "
+                        "CSV, e.g. csv:counters_share_line=1) or a regex its output must match")
+    f.add_argument("--listing-keep", default=None, action=once,
+                   help="count a set only when both its listing runs meet this (as --kernel-keep)")
     f.add_argument("--jdk", default="17", action=once, help="the JDK feature version or home (default 17)")
     f.add_argument("--jvm-flags", default="", action=once, help="JVM flags for a registered Java kernel")
     f.add_argument("--cpus", default=None, action=once, help="run every program under taskset -c CPUS")
