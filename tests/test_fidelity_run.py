@@ -161,6 +161,7 @@ def test_a_keep_condition_counts_only_the_sets_whose_runs_meet_it(fdir, tmp_path
     assert sum("left out: not every kernel run meets 'csv:counters_share_line=1'" in x for x in lines) == 5
     row = fidelity_run.row(p, r, machine="test-host", today="2026-01-02")
     assert row["sets"] == "5" and "5 of 10 sets counted, those whose kernel runs meet" in row["note"]
+    assert "medians of the counted sets: kernel 2k, listing 1k" in row["note"]   # the left-out runs' 500 not in it
     assert any("kept:" in x for x in p.describe())
     # too few sets meet it: no row; a keep that is not csv:METRIC=NUMBER nor a regex: one line
     n.unlink()

@@ -206,7 +206,8 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 
 # %% [markdown]
 # What the rows above say, and what explains them (scratch copies of the listing, compiled and run outside the
-# repository, never committed; rounds of 4 M exchanges, JDK 17, unpinned, programs shuffled in every round):
+# repository, never committed; rounds of 4 M exchanges, JDK 17 unless named, unpinned, programs shuffled in every
+# round; a "fast" run is one with its counters on one line, in the host's fast regime, under 45 ns/op):
 #
 # - **A run does not keep its speed.** A copy of the listing that reads the clock every 2^20 exchanges ran, inside
 #   one JVM of 200 M exchanges, at about 180 ns/op for 6.8 s and then at about 30; another at 22-25 ns/op for 3 s
@@ -217,69 +218,54 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 #   30 JVMs run from one directory and 18 of 30 from another: those ran at 69-82 ns/op, the others at 26-36. From a
 #   third directory the counters sat at byte 0 or 32 in every one of about 300 JVMs. The directory matters because
 #   the class's code-source string, its path, is allocated just before the class's mirror, the object holding its
-#   statics. The bracketed rows (2.03, 0.94) and the earlier ones mixed these placements; the kernel has the same
-#   lottery (two lines in 9 of 24 and 13 of 30 JVMs of two rounds; in the stored run's JDK 17 post cell 5 of 10
-#   forks, at 59.0 ns/op against 31.5 for the 5 on one line; none of JDK 25's 3). Every
-#   fork now says where its counters sat (the table under *The post's protocol and the lab's*), and a fork on two
-#   lines is left out of the verdicts: it timed two lines where the post times one.
-# - **On one line, the kernel is the listing's loops**: 1.022 [0.992, 1.081] (40 sets, A/A 1.011) against the
-#   listing with `s1` and `s2` moved into a nested class, as the kernel holds them, loops unchanged.
-# - **Against the listing as published**, from the directory where its counters always share a line: 0.801 [0.746,
-#   0.877] (40 sets, A/A 1.001); in that window the listing ran at 24.6 ns/op (median of its fast-regime runs), the
-#   kernel at 30.3. The next two windows turned it round. 30 shuffled rounds of five programs with the same loops,
-#   one-line runs of the fast regime: the listing 33.6 ns/op; a copy that reads its limit from `args` 26.3 (1.28x
-#   the listing's speed [0.91, 1.39]); a copy whose ping loop is a static method taking the limit, the kernel's
-#   shape, 24.1 (1.39x [1.11, 1.45]); the nested-class copy 31.9 (1.05x [0.82, 1.10]); the kernel 33.0 (1.02x
-#   [0.82, 1.17]). Ten minutes earlier (24 rounds): the listing 32.1, the two copies 24.7 and 26.0.
+#   statics. The kernel has the same lottery, and its command line sets the odds. JDK 17 post forks split in 2 of
+#   10 in the stored run, 18 of 40 with the same class path but without `--pin` and `--max-ms`, and 11 of 40 with
+#   an absolute class path. JDK 25 split in none of 40 with the sweep's class path and in every JVM with the
+#   absolute one. A fork on two lines is left out of the verdicts. The rows measured at commit ad04fe4 count only
+#   the sets whose kernel run had its counters on one line (`--kernel-keep csv:counters_share_line=1`); each
+#   row's note says how many.
+# - **The JDK 17 gap was the counters' slot in their class's mirror.** The rows whose *today's kernel* is *no* put
+#   the kernel at 0.80-0.85 of the listing on JDK 17 (and at 1.02 of a copy with its counters in a nested class).
+#   The listing's `ITERATIONS` constant is a static field too, so its `s1` and `s2` take bytes 0x78 and 0x80 of
+#   its mirror. The kernel's holder, and the nested-class copy, had no field before them, so theirs sat at 0x70 and
+#   0x78. One slot decides it (40 shuffled rounds each, medians of the fast runs):
 #
-# - **Against the listing's family**: the listing or one of those two copies, chosen at random for every run, so
-#   that a window's favourite program does not decide the row: 0.846 [0.795, 0.929] (45 sets, A/A 0.977, one
-#   random member against another); in that window the family ran at 24-25 ns/op and the kernel at 31.1.
-# - **On JDK 25 the kernel is the listing**: 0.976 [0.943, 1.001] (40 sets, A/A 0.973); kernel and listing both on
-#   one level, 20-28 ns/op (fast-regime medians 22.9 and 22.8).
-# - **On JDK 17 the listing's JVMs fall on one of two levels, the kernel's mostly on the upper one.** 30 shuffled
-#   rounds (2026-11-27): the listing at 23.6-28.3 ns/op in 16 of 27 one-line fast-regime runs and at 33.8-39.7 in
-#   11; the kernel between 26 and 41, 3 of 24 under 28.5. Over ten such sessions of rounds that day: under 28.5
-#   ns/op in 103 of 223 of the listing's one-line runs under 45 ns/op, 12 of 91 of the kernel's. At 40 M exchanges
-#   (2.5 s a run) the listing 25.3 ns/op (17 runs), the kernel 35.3 (4 one-line runs): it is not warm-up.
-# - **What does not move the kernel to the lower level** (scratch copies of the kernel, 25-30 shuffled rounds each
-#   beside the listing), runs under 28.5 ns/op: its counters as statics of the class the JVM starts with, as the
-#   listing's, 3 of 28; no watchdog thread, 2 of 23; the pong on a plain thread, 1 of 23, or its loop in a
-#   `Runnable`'s `run()`, 5 of 25; a 300 ms pause before the threads start, 2 of 28 (the unchanged copy in the same
-#   rounds: 9 of 74); the two loops as methods of the counters' own class, 5 of 27 (the listing in those rounds: 20
-#   of 26); the listing's shape (the loops in a small nested class, the pong a plain `Runnable`, nothing else before
-#   the clock) inside the kernel's class, 4 of 23 (the listing: 17 of 22); the serial collector instead of G1, 4 of
-#   21 (the listing with it: 12 of 19); compiling in the foreground (`-Xbatch`, each thread waits for its own
-#   compiled loop), 2 of 25 (the listing with it: 9 of 25, without: 9 of 24). What does not take the listing off the
-#   lower level: the kernel's argument parsing (`Kernels.main`, `Args`) with its JIT/GC beans around the listing's
-#   loops, 13 of 24.
-# - **Inside one JVM neither the counters' address nor the code's copy sets the level.** A scratch program that
-#   moves its counter pair over 24 random lines of a 64 MB array ran at 18-20 ns/op on every line, in three rounds;
-#   another with 12 byte-identical copies of the two loops, each compiled on its own, at 22-30 ns/op with no copy
-#   ahead from one round to the next. Restarting the exchange re-draws its level: one copy, same counters, same
-#   JVM, ran three segments of 0.5 M exchanges at 22.6, 31.6 and 27.7 ns/op, another at 37.7, 25.1 and 24.4. Nor
-#   is a nested class slow by itself: restarted segment after segment in eight JVMs, the listing's loops over
-#   counters in a nested class drew the lower level in 107 of 173 one-line fast-regime segments, where a fresh JVM
-#   of the nested-class copy draws it in 2 of 19. Within a run the level mostly holds: a copy of the listing that
-#   reads the clock every 2^20 exchanges (40 M exchanges, chunks of about 50 ms) stayed on one level, 23-25 or
-#   32-35 or 38-41 ns/op, in 16 of 22 traced runs; the others moved between levels, one or more times (one went from
-#   24-25 to 34-39 for about 0.4 s and back). What makes a fresh JVM of the listing sit on the lower level more
-#   often than the kernel's on JDK 17 is the open question.
+#   | program | `s1`, `s2` in the mirror | ns/op | runs under 28.5 ns/op |
+#   |---|---|---|---|
+#   | the listing | 0x78, 0x80 | 25.9 | 24 of 32 |
+#   | its counters in a nested class | 0x70, 0x78 | 34.8 | 0 of 33 |
+#   | the same, one long before them | 0x78, 0x80 | 25.5 | 26 of 33 |
+#   | the same, two longs before them (other rounds; the listing there 25.9, 24 of 32) | 0x80, 0x88 | 30.2 | 7 of 33 |
 #
-# So on this VM programs with the same loops, differing only outside the timed code, run up to 1.39x apart in one
-# window, and which of them is ahead changes from one window to the next; an A/A of a program against itself
-# (1.001, 1.011) cannot see it. Ruled out as the cause: the counters' byte in their line (0 and 32 both fast), the
-# objects after them (16 KB of filler between the counters' class and the thread object changed nothing), the
-# machine code (the loops' code, printed with `-XX:+PrintAssembly` and disassembled, differs only in field
-# displacements), loop alignment (`-XX:OptoLoopAlignment=1`), and the counters' physical page (guest frame numbers
-# from `/proc/self/pagemap`, 166 one-line runs: no address bit tells fast from slow). The kernel lands within
-# 0.9-1.1 of the listing's loops where it holds its counters (a nested class); against the listing and its family,
-# whose counters sit in the class the JVM starts with, it is 15-20% slower in the windows where they reach the
-# 22-25 ns/op level, which the kernel and the nested-class copy seldom do (the kernel below 26 ns/op in 0 of 35
-# fast-regime runs of the family row). On JDK 25, where the listing has one level, the kernel lands at 0.976 of it.
-# What puts a JDK 17 JVM on the lower level is not found: not the ping-pong's code, which the kernel shares, not
-# where its counters sit, and none of the kernel's parts tried one at a time. The fidelity runs are one command
-# each (`python -m mechsym.originals commands`).
+#   Changes that keep the slots keep the speed: in other rounds the listing's class renamed ran at 28.6 ns/op (11
+#   of 27 under 28.5), with an unused method added at 28.0 (13 of 25), the listing at 29.5 (16 of 37). The
+#   compiled loops (C2, `-XX:+PrintAssembly`, disassembled) are the same instructions in every copy, but for the
+#   field displacements: 8-bit for 0x70 and 0x78, 32-bit from 0x80. Which of the two sets the speed, the code's
+#   bytes or the data's place inside the mirror, is not settled: this VM has no performance counters to show
+#   where the cycles go. The counters' byte in their line is not it: the nested copies with and without the long
+#   before them sat at the same bytes (16 or 48). On JDK 25 both slots ran at one level.
+# - **The kernel with a long before its counters** (`VolatilePingPong.Post.LEADING`, commit 302e6fd): in 50
+#   shuffled rounds beside the listing, 26.3 against 26.1 ns/op (27 of 43 and 30 of 46 runs under 28.5). The rows
+#   measured with it, the kernel started as the sweep starts it and only one-line sets counted: **JDK 17 1.015
+#   [0.876, 1.148]** (22 of 40 rotating sets, A/A 1.058; medians 33.8 and 31.3 ns/op, the host's slow regime in
+#   some sets) and 0.989 [0.860, 0.997] (13 bracketed sets of 60, A/A 1.009); **JDK 25 1.050 [1.029, 1.091]** (40
+#   of 40 sets, A/A 1.031; 22.1 and 23.6 ns/op). The JDK 17 medians sit inside 0.9-1.1, where the earlier rows'
+#   whole intervals sat below it, but their intervals still reach down to 0.86-0.88: this VM's regimes, not a
+#   level the kernel misses. The two rows without the keep (0.845 on JDK 17, 0.463 on JDK 25) mix two-line runs in.
+# - **What did not set the speed** while the cause was looked for, each tried beside the listing in 25-40
+#   shuffled rounds: warm-up (at 40 M exchanges, 2.5 s a run, the gap stayed), the counters' line in a 64 MB array
+#   (18-20 ns/op on every one of 24 lines), twelve compiled copies of the loops (alike), the objects allocated after
+#   the counters (16 KB of filler), the loop's alignment (`-XX:OptoLoopAlignment=1`), the counters' physical page
+#   (`/proc/self/pagemap`), the ping thread's stack depth, the JIT's background timing (`-Xbatch`), the collector
+#   (`-XX:+UseSerialGC`), the kernel's watchdog, latches, argument parsing and JIT/GC beans, the pong's thread
+#   wrapper, a pause before the threads start, the clock starting once the pong runs, and which vCPU each thread
+#   sat on (they swap during a run). Within a run the level mostly holds (a traced copy stayed on one level, 23-25,
+#   32-35 or 38-41 ns/op, in 16 of 22 runs); restarting the exchange inside one JVM re-draws it.
+#
+# So the kernel runs the listing's loops over counters in the listing's slots, and lands where the rows above say.
+# What is left of the gap is the host: its two regimes (about 25 and about 190 ns/op), and on JDK 17 the two
+# levels a fresh JVM's exchange settles on, which the listing and the kernel now draw alike. The fidelity runs are
+# one command each (`python -m mechsym.originals commands`).
 
 # %% [markdown]
 # ### Run to run
@@ -339,7 +325,10 @@ nb.verdict_table(exp, df, NB)
 #   keeps a class's statics in its mirror, an object allocated wherever the allocation pointer happens to be: here
 #   the listing's `s1` sat at byte 56 of a line, `s2` on the next, in 18 of 30 JVMs run from some directories
 #   (69-82 ns/op against 26-36 on one line), never from others. The C kernel's globals sit where the linker put
-#   them (byte 8 of one line here). Each fork says where its counters sat; two-line forks do not vote.
+#   them (byte 8 of one line here). Each fork says where its counters sat; two-line forks do not vote. Even the
+#   slot inside the mirror counts on JDK 17: the listing's counters one slot lower (0x70 and 0x78 instead of 0x78
+#   and 0x80) ran at 34.8 ns/op against 25.9, so the kernel's holder keeps a long before them, as the listing's
+#   `ITERATIONS` is.
 # - **Spin-wait hints.** `Thread.onSpinWait()` (JDK 9) and x86 `PAUSE` did not exist in the post's Java; the kernels
 #   take `--wait=pause` to try them (not part of the standard sweep).
 #
@@ -355,4 +344,4 @@ nb.recap(exp, df, NB)
 # the forks and the stored runs (their clusters and intervals), not a single median; the post's thresholds sit on its
 # own numbers (50.79 ns, 19.69 M/s), so which run is timed can decide a verdict, and both protocols are shown; Java
 # against C is a close race, decided by placement and noise more than by the language; and a Java number names where
-# the JVM put the two counters, one line or two.
+# the JVM put the two counters, one line or two, and on JDK 17 even which slot of their class's mirror they take.

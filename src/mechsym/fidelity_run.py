@@ -435,8 +435,8 @@ def row(p: Plan, r: Result, machine: str | None = None, today: str | None = None
     note = "; ".join(x for x in (
         f"fidelity-run: {how}"
         + (f" under taskset -c {p.cpus}" if p.cpus else "")
-        + f"; medians: kernel {units.si(np.median(r.figures['kernel']), 4)}, "
-          f"listing {units.si(np.median(r.figures['listing']), 4)}",
+        + f"; medians{' of the counted sets' if r.kept.size and not r.kept.all() else ''}: "
+          f"kernel {units.si(_counted_median(r, 'kernel'), 4)}, listing {units.si(_counted_median(r, 'listing'), 4)}",
         f"{int(np.count_nonzero(r.kept))} of {r.run} sets counted, those whose {p.kept_text()}"
         if p.kernel_keep or p.listing_keep else "",
         "" if r.clean else "measured on a tree with uncommitted changes (--allow-dirty)",
@@ -449,6 +449,14 @@ def row(p: Plan, r: Result, machine: str | None = None, today: str | None = None
                aa_ratio=f"{r.aa_ratio:.3f}" if np.isfinite(r.aa_ratio) else "", current="yes",
                source=r.commit[:7] if re.fullmatch(r"[0-9a-f]{40}", r.commit) else r.commit, note=note)
     return out
+
+
+def _counted_median(r: Result, program: str) -> float:
+    """The median of a program's figures in the sets that counted (a program may run several times a set)."""
+    v = np.asarray(r.figures[program], dtype=float)
+    if r.kept.size and v.size % r.kept.size == 0:
+        v = v[np.repeat(r.kept, v.size // r.kept.size)]
+    return float(np.median(v)) if v.size else float("nan")
 
 
 def append(p: Plan, new: dict) -> Path:
