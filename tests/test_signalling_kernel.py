@@ -269,3 +269,43 @@ def test_post_counters_take_the_listings_slots_in_the_mirror():
     unsafe = the_unsafe.get(None)
     lead, s1, s2 = (int(unsafe.staticFieldOffset(post.getDeclaredField(n))) for n in ("LEADING", "s1", "s2"))
     assert (s1 - lead, s2 - s1) == (8, 8), (lead, s1, s2)
+
+
+def test_post_counters_share_a_line_whatever_the_class_path():
+    """The post holder is loaded where its counters share one line (VolatilePingPong.placePost). The mirror moves
+    with the class path's length (its code source is allocated before it) and with the arguments: over these ten
+    JVMs the holder loaded where it fell put them across two lines in 2 (JDK 17, when the placement was written);
+    with the placement, every one shares a line."""
+    from mechsym.kernels import command
+
+    argv = command(VOLATILE, ["--protocol=post", SMALL[VOLATILE], "--wait=spin", "--sample-every=0", "--runs=1",
+                              "--warmup-runs=0"])
+    at = argv.index("-cp") + 1
+    for n in range(10):
+        longer = argv[:at] + [argv[at] + (f":/nonexistent/{'x' * n}" if n else "")] + argv[at + 1:]
+        r = subprocess.run(longer, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        w = launch.parse_csv(r.stdout).set_index("metric")["value"]
+        assert w["counters_share_line"] == 1, (n, w["counter_line_offset"])
+
+
+def test_mirror_placement_reads_each_objects_byte_in_its_line_as_jol_does():
+    """placePost decides from MirrorPlacement.address, read with Unsafe before the clock; JOL (after the clock, in
+    CounterLine) is the reference. An object that moved between the two reads (a collection) is not compared."""
+    import jpype
+
+    bridge.kernel(VOLATILE)   # the JVM is up
+    mp = jpype.JClass("mechsym.signalling.MirrorPlacement")
+    assert mp.shift() >= 0
+    system = jpype.JClass("java.lang.System")
+    for prop in ("jol.skipHotspotSAAttach", "jol.skipDynamicAttach"):
+        system.setProperty(prop, "true")
+    vm = jpype.JClass("org.openjdk.jol.vm.VM").current()
+    objs = [jpype.JArray(jpype.JLong)(n) for n in range(1, 17)] + [jpype.JClass("java.lang.Object")(), mp.class_]
+    compared = 0
+    for o in objs:
+        before, ours, after = int(vm.addressOf(o)), int(mp.address(o)), int(vm.addressOf(o))
+        if before == after:
+            assert ours % 64 == before % 64, (ours, before)
+            compared += 1
+    assert compared >= len(objs) - 2

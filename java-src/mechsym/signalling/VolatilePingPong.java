@@ -75,7 +75,8 @@ public final class VolatilePingPong {
 
     /**
      * The post protocol's counters: the listing's three statics in its order, in a class of their own and apart
-     * from the lab's pair (the post's pong spins on them until the JVM exits).
+     * from the lab's pair (the post's pong spins on them until the JVM exits), loaded by {@link #placePost} where
+     * the two share a cache line.
      *
      * <p>The lesson: where a static sits inside its class's mirror can set how fast a loop over it runs. The
      * listing's {@code ITERATIONS} constant is a field too, so its {@code s1} and {@code s2} sit at bytes 0x78 and
@@ -95,6 +96,32 @@ public final class VolatilePingPong {
         private Post() {
         }
     }
+
+    /**
+     * Two classes of {@link Post}'s shape and name length, loaded just before it ({@link #placePost}): the first
+     * load of the three allocates more than the others, so the second tells where Post's mirror will land.
+     */
+    static final class Pre1 {
+        static final long LEADING = 0L;
+        static volatile long s1;
+        static volatile long s2;
+
+        private Pre1() {
+        }
+    }
+
+    /** See {@link Pre1}. */
+    static final class Pre2 {
+        static final long LEADING = 0L;
+        static volatile long s1;
+        static volatile long s2;
+
+        private Pre2() {
+        }
+    }
+
+    /** The filler {@link #placePost} may allocate, kept alive here (never read). */
+    private static Object filler;
 
     private static volatile boolean stop;
     /** The post protocol's ping loop has ended (set after the timed region). */
@@ -209,6 +236,7 @@ public final class VolatilePingPong {
         if (pin.length == 2) {
             Affinity.pinCurrentThread(pin[0]);
         }
+        placePost();
         Post.s1 = 0L;
         Post.s2 = 0L;
         final JitGc jitGc = new JitGc();   // read outside postPing, which stays the listing's loop
@@ -258,6 +286,27 @@ public final class VolatilePingPong {
         result.duration = duration;
         result.exchanges = iterations;
         return result;
+    }
+
+    /**
+     * Loads {@link Post} with its counters on one line ({@link MirrorPlacement}): Pre1, then Pre2 to learn how far
+     * past the allocation pointer loading puts a mirror's s1, then a filler when Post's s1 would land at byte 56,
+     * then Post. Before the clock: reads, three class loads and small allocations. Where the counters sat is read
+     * again after the run ({@link CounterLine}); a TLAB refill in between can still put them on two lines.
+     */
+    private static void placePost() {
+        if (MirrorPlacement.SHIFT < 0) {
+            return;   // the heap's references cannot be read here: Post is loaded where it falls
+        }
+        MirrorPlacement.address(Pre1.class);   // loaded here
+        final long t0 = MirrorPlacement.top();
+        final Class<?> pre2 = Pre2.class;   // loaded here
+        final long lead = MirrorPlacement.address(pre2) - t0 + MirrorPlacement.staticOffset(pre2, "s1");
+        final long t1 = MirrorPlacement.top();
+        if (((t1 + lead) & (MirrorPlacement.LINE - 1)) == MirrorPlacement.LINE - 8) {
+            filler = new long[1];
+        }
+        MirrorPlacement.address(Post.class);   // loaded here, after the filler
     }
 
     /** The listing's ping loop, on the calling thread; returns its duration in ns. */
