@@ -218,12 +218,15 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 #   30 JVMs run from one directory and 18 of 30 from another: those ran at 69-82 ns/op, the others at 26-36. From a
 #   third directory the counters sat at byte 0 or 32 in every one of about 300 JVMs. The directory matters because
 #   the class's code-source string, its path, is allocated just before the class's mirror, the object holding its
-#   statics. The kernel has the same lottery, and its command line sets the odds. JDK 17 post forks split in 2 of
-#   10 in the stored run, 18 of 40 with the same class path but without `--pin` and `--max-ms`, and 11 of 40 with
-#   an absolute class path. JDK 25 split in none of 40 with the sweep's class path and in every JVM with the
-#   absolute one. A fork on two lines is left out of the verdicts. The rows measured at commit ad04fe4 count only
-#   the sets whose kernel run had its counters on one line (`--kernel-keep csv:counters_share_line=1`); each
-#   row's note says how many.
+#   statics. The kernel had the same lottery, its odds set by the command line. At 302e6fd its JDK 17 post forks
+#   split in 2 of 10 in the sweep, in 18 of 40 runs with the sweep's class path but without `--pin` and
+#   `--max-ms`, and in 11 of 40 with an absolute class path. JDK 25 split in none of 40 with the sweep's class path
+#   and in every JVM with the absolute one. Since b353b22 the kernel loads its holder where the pair shares a line.
+#   Before the clock, `placePost` measures on a twin class how far past the allocation pointer loading puts a
+#   mirror's `s1`, and allocates a 24-byte filler when `Post.s1` would land at byte 56 (`MirrorPlacement`, Unsafe
+#   reads only). Since then every post fork of the stored runs and every kernel run of the two fidelity rows (80)
+#   shared a line. A fork on two lines is still left out of the verdicts, and the fidelity rows count only
+#   one-line sets (`--kernel-keep csv:counters_share_line=1`; each row's note says how many).
 # - **The JDK 17 gap was the counters' slot in their class's mirror.** The rows whose *today's kernel* is *no* put
 #   the kernel at 0.80-0.85 of the listing on JDK 17 (and at 1.02 of a copy with its counters in a nested class).
 #   The listing's `ITERATIONS` constant is a static field too, so its `s1` and `s2` take bytes 0x78 and 0x80 of
@@ -245,13 +248,12 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 #   where the cycles go. The counters' byte in their line is not it: the nested copies with and without the long
 #   before them sat at the same bytes (16 or 48). On JDK 25 both slots ran at one level.
 # - **The kernel with a long before its counters** (`VolatilePingPong.Post.LEADING`, commit 302e6fd): in 50
-#   shuffled rounds beside the listing, 26.3 against 26.1 ns/op (27 of 43 and 30 of 46 runs under 28.5). The rows
-#   measured with it, the kernel started as the sweep starts it and only one-line sets counted: **JDK 17 1.015
-#   [0.876, 1.148]** (22 of 40 rotating sets, A/A 1.058; medians 33.8 and 31.3 ns/op, the host's slow regime in
-#   some sets) and 0.989 [0.860, 0.997] (13 bracketed sets of 60, A/A 1.009); **JDK 25 1.050 [1.029, 1.091]** (40
-#   of 40 sets, A/A 1.031; 22.1 and 23.6 ns/op). The JDK 17 medians sit inside 0.9-1.1, where the earlier rows'
-#   whole intervals sat below it, but their intervals still reach down to 0.86-0.88: this VM's regimes, not a
-#   level the kernel misses. The two rows without the keep (0.845 on JDK 17, 0.463 on JDK 25) mix two-line runs in.
+#   shuffled rounds beside the listing, 26.3 against 26.1 ns/op (27 of 43 and 30 of 46 runs under 28.5). With its
+#   holder also placed on one line (b353b22), started as the sweep starts it: **JDK 17 0.981 [0.933, 1.033]** (40
+#   of 40 sets, A/A 1.016; both at about 37 ns/op in that window) and **JDK 25 0.980 [0.927, 1.012]** (40 of 40,
+#   A/A 1.044; 25.2 and 24.9 ns/op), both inside 0.9-1.1. The rows at 302e6fd and ad04fe4, without the placement:
+#   JDK 17 1.015 [0.876, 1.148] on the 22 one-line sets of 40 and 0.989 [0.860, 0.997] bracketed (13 of 60); JDK
+#   25 1.050 [1.029, 1.091]. The two rows that counted two-line runs too read 0.845 (JDK 17) and 0.463 (JDK 25).
 # - **What did not set the speed** while the cause was looked for, each tried beside the listing in 25-40
 #   shuffled rounds: warm-up (at 40 M exchanges, 2.5 s a run, the gap stayed), the counters' line in a 64 MB array
 #   (18-20 ns/op on every one of 24 lines), twelve compiled copies of the loops (alike), the objects allocated after
@@ -262,9 +264,9 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 #   sat on (they swap during a run). Within a run the level mostly holds (a traced copy stayed on one level, 23-25,
 #   32-35 or 38-41 ns/op, in 16 of 22 runs); restarting the exchange inside one JVM re-draws it.
 #
-# So the kernel runs the listing's loops over counters in the listing's slots, and lands where the rows above say.
-# What is left of the gap is the host: its two regimes (about 25 and about 190 ns/op), and on JDK 17 the two
-# levels a fresh JVM's exchange settles on, which the listing and the kernel now draw alike. The fidelity runs are
+# So the kernel runs the listing's loops over counters in the listing's slots, on one line, and lands within
+# 0.9-1.1 of the listing on both JDKs. What still moves a run is the host: its regimes (about 25, 35 and 190 ns/op
+# here), which the listing meets as often as the kernel does. The fidelity runs are
 # one command each (`python -m mechsym.originals commands`).
 
 # %% [markdown]
@@ -325,7 +327,8 @@ nb.verdict_table(exp, df, NB)
 #   keeps a class's statics in its mirror, an object allocated wherever the allocation pointer happens to be: here
 #   the listing's `s1` sat at byte 56 of a line, `s2` on the next, in 18 of 30 JVMs run from some directories
 #   (69-82 ns/op against 26-36 on one line), never from others. The C kernel's globals sit where the linker put
-#   them (byte 8 of one line here). Each fork says where its counters sat; two-line forks do not vote. Even the
+#   them (byte 8 of one line here). Each fork says where its counters sat, and two-line forks do not vote; the
+#   kernel's post holder is loaded where its pair shares a line (`placePost`). Even the
 #   slot inside the mirror counts on JDK 17: the listing's counters one slot lower (0x70 and 0x78 instead of 0x78
 #   and 0x80) ran at 34.8 ns/op against 25.9, so the kernel's holder keeps a long before them, as the listing's
 #   `ITERATIONS` is.
