@@ -98,7 +98,7 @@ class Figure:
             text = m.group(1) if m.groups() else m.group(0)
             n = NUMBER.search(text or "")
             if n:
-                out_values.append(float(n.group(0).replace(",", "").replace("_", "")))
+                out_values.append(_number(n.group(0)))
         return out_values
 
     def read(self, out: str, program: str) -> float:
@@ -118,12 +118,16 @@ class Keep:
     """Whether a program's run counts: `csv:METRIC=VALUE` (every measured row of that metric in a mechsym kernel's
     CSV equals VALUE, and there is at least one) or a regular expression that must match its output."""
     spec: str
+    metric: str = field(init=False, default="")             # csv: the metric read; "" for a regex
+    value: float = field(init=False, default=float("nan"))  # csv: the value every row must have
 
     def __post_init__(self):
         if self.spec.startswith("csv:"):
             metric, eq, value = self.spec[4:].partition("=")
             if not metric or not eq or NUMBER.fullmatch(value.strip()) is None:
                 raise MechsymError(f"keep {self.spec!r}: give csv:METRIC=NUMBER, e.g. csv:counters_share_line=1")
+            object.__setattr__(self, "metric", metric)
+            object.__setattr__(self, "value", _number(value.strip()))
         else:
             if not self.spec:
                 raise MechsymError("keep: empty; give csv:METRIC=NUMBER or a regular expression")
@@ -133,11 +137,15 @@ class Keep:
                 raise MechsymError(f"keep regex {self.spec!r}: {e}") from None
 
     def ok(self, out: str) -> bool:
-        if self.spec.startswith("csv:"):
-            metric, _, value = self.spec[4:].partition("=")
-            vals = _csv_values(out, metric)
-            return bool(vals) and all(v == float(value.replace(",", "").replace("_", "")) for v in vals)
+        if self.metric:
+            vals = _csv_values(out, self.metric)
+            return bool(vals) and all(v == self.value for v in vals)
         return re.search(self.spec, out, re.M) is not None
+
+
+def _number(text: str) -> float:
+    """A number as a program prints it, thousands separators (`,` or `_`) allowed."""
+    return float(text.replace(",", "").replace("_", ""))
 
 
 def _csv_values(out: str, metric: str) -> list[float]:
@@ -206,8 +214,10 @@ class Plan:
             lines.append("kept:    sets whose " + self.kept_text())
         return lines
 
-    def kept_text(self) -> str:
-        return " and ".join(f"{name} runs meet {k.spec!r}" for name, k in
+    def kept_text(self, one_run: bool = False) -> str:
+        """'kernel runs meet 'csv:...'' (and the listing's), or 'kernel run meets ...' for one set's runs."""
+        verb = "run meets" if one_run else "runs meet"
+        return " and ".join(f"{name} {verb} {k.spec!r}" for name, k in
                             (("kernel", self.kernel_keep), ("listing", self.listing_keep)) if k)
 
 
@@ -384,7 +394,7 @@ def measure(p: Plan, progress=lambda line: print(line, file=sys.stderr)) -> Resu
                 sets.append(one)
                 kept.append(ok)
                 progress(f"set {s + 1}/{p.sets}: " + ", ".join(f"{n} {v:.4g}" for n, v in zip(p.order(s), one))
-                         + ("" if ok else f" (left out: not every {p.kept_text().replace(' runs meet', ' run meets')})"))
+                         + ("" if ok else f" (left out: not every {p.kept_text(one_run=True)})"))
     finally:
         if p.temp_dir:
             shutil.rmtree(p.listing_dir, ignore_errors=True)
