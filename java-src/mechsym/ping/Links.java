@@ -211,21 +211,29 @@ final class Links {
      * the counter, spin on a CAS of the server's counter. The one addition, the lab's check: the sequence number
      * overwrites the message's first 8 bytes, and the server echoes it as its counter, so the CAS's witness is the
      * echo (no further read of the echo line inside the timed ping, which java-ping does not make either).
+     *
+     * <p>The wait ends on any witness but the one the previous ping ended on. Because the server's counter is the
+     * echo, a corrupt echo leaves that counter at a value no sequence number reaches: waiting only while it equals
+     * {@code seq - 1} let the next ping return at once, run ahead of the server and overwrite a counter the server
+     * had not yet seen, which then left both ends spinning forever (one CI run in many). Waiting on the previous
+     * witness keeps the two ends in strict turns, so a bad echo costs exactly one failed ping.
      */
     private static Link ipcPostClient(final Path file, final Spin spin) throws IOException {
         final MappedByteBuffer map = mapped(file);
         return new Link() {
+            private long previous;   // the server's counter when the last ping ended
+
             @Override
             public long ping(final long seq) throws IOException {
                 map.put(MESSAGE, map, ECHO, SIZE);
                 map.putLong(MESSAGE, seq);
                 LONGS.setRelease(map, CLIENT_COUNTER, seq);
-                // any witness but the last counter ends the wait: a corrupt echo cannot hang the client
-                final long last = seq - 1;
+                final long last = previous;
                 long w;
                 while ((w = (long) LONGS.compareAndExchange(map, SERVER_COUNTER, seq, seq)) == last) {
                     spin.idle();
                 }
+                previous = w;
                 return w;
             }
 
