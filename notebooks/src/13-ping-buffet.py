@@ -97,6 +97,12 @@ nb.table(exp.reference_sample(ref).reset_index())
 #   between tries is part of the latency it measures. The post protocol's server now spins bare, as java-ping's
 #   (it ends through its stdin when the client goes), and lands beside java-ping: 16 alternating pairs, 125.5
 #   against 125.5 ns, and the current fidelity row below.
+#   One departure keeps a fault from hanging both JVMs: the client waits while the server's counter still holds
+#   the value its previous ping ended on (java-ping waits for the exact value it expects). The counter is the echo,
+#   so after a corrupt echo the exact wait never ends, and a wait for "anything but `seq - 1`" let the client run
+#   ahead of the server and, once in many runs, overwrite a counter the server had not yet read, leaving both
+#   spinning. Waiting on the previous witness keeps strict turns: an injected bad echo fails exactly one ping.
+#   With it (f5f713f) the kernel ran at 1.000 [0.923, 1.000] of java-ping, A/A 1.000, 20 alternating sets.
 #   (java-ping later split the IPC ping into a CAS and a volatile-load version, and its script runs the latter.)
 # - **`waitNanos`.** The original parks (`LockSupport.parkNanos(1000)`), which on Linux sleeps for the timer slack
 #   (tens of µs), not 1 µs; the kernel busy-waits the 1 µs. `tcp-spin-wait` is therefore not the post's knob, and
@@ -230,6 +236,12 @@ nb.table(exp.forks_table(df).reset_index())
 # two cores; on a machine without SMT siblings one logical CPU stands in (the yielding IPC ping, the blocking TCP
 # ping: a busy spin cannot share a CPU), the verdict says so, and the post protocol has no stand-in cells. *holds* or *does not hold* only when the whole interval is on one side of the
 # threshold; otherwise *inconclusive*.
+#
+# Read the intervals with the modes table under the verdicts. The runs shown (27 Nov, 11:00 UTC) met a slow phase
+# of this host: some pinned forks of `tcp-spin` ran at about 10 µs instead of 7 µs, of `tcp-selectnow` at 11 instead
+# of 8, and two IPC forks at 380-520 ns instead of 110-140, in both protocols and with no CPU stolen. Forks from two
+# phases widen a ratio's interval, so some claims that held on the runs of 02:00 UTC (the same transports, with
+# almost every fork in the fast phase) are inconclusive here: the machine, not a claim, changed.
 
 # %%
 nb.verdict_table(exp, df, NB)
