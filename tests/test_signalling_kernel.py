@@ -107,8 +107,9 @@ def test_failed_order_check_reports_no_number(kind, protocol):
     """The injected fault (an echo of a value never sent) cannot escape the check, whatever the interleaving:
     repeated, unpinned, every run must exit 3 with one line and no number."""
     # with the post's loops the fault stalls the run: the volatile and C kernels see it when their pong thread has
-    # run ahead to its end, the locked one when it next looks at a run still going (every --max-ms)
-    bound = ["--max-ms=100"] if protocol == "post" and kind == LOCKED else []
+    # run ahead to its end, the locked one when it next looks at a run still going (every --max-ms: long enough that
+    # a stalled host cannot pass for a run without progress, which fails with exit 1)
+    bound = ["--max-ms=500"] if protocol == "post" and kind == LOCKED else []
     for _ in range(3):
         r = kernel(kind, f"--protocol={protocol}", "--iterations=2000", "--runs=1", "--warmup-runs=0",
                    "--inject=skip", *bound)

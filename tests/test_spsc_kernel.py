@@ -139,6 +139,40 @@ def test_the_check_catches_a_broken_queue():
             k.measure(proxy, 16, 1000, 1, jpype.JArray(jpype.JInt)([]))
 
 
+def test_a_duplicate_that_lands_after_the_consumers_check_is_caught():
+    """One value per iteration, and the producer's extra offer of it lands only after the consumer has taken it and
+    found the queue empty: each later iteration then takes the extra as its own (the same object), and only the end
+    of the run can see the value left over (--inject=duplicate-one, one CI run in many: exit 0)."""
+    import jpype
+
+    k = bridge.kernel(LAB_HARNESS)
+    spsc = jpype.JClass("mechsym.spsc.SpscQueue")
+
+    class LateDuplicate:
+        def __init__(self):
+            import collections
+            self.items, self.late = collections.deque(), None
+
+        def offer(self, e):
+            if self.late is None:
+                self.late = e   # offered twice, the second copy held back
+            self.items.append(e)
+            return True
+
+        def poll(self):
+            if self.items:
+                return self.items.popleft()
+            if self.late is not None and self.late is not False:
+                self.items.append(self.late)   # lands just after this poll found the queue empty
+                self.late = False
+            return None
+
+    for iterations in (1, 2):
+        proxy = jpype.JProxy(spsc, inst=LateDuplicate())
+        with pytest.raises(jpype.JClass("mechsym.common.CheckFailed"), match="still held"):
+            k.measure(proxy, 16, 1, iterations, jpype.JArray(jpype.JInt)([]))
+
+
 def test_every_jdk_runs_the_post_queues_and_jctools():
     for jdk in discover():
         for queue in ("O1", "I4", "jctools"):

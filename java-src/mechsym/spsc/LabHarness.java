@@ -19,8 +19,8 @@ import mechsym.common.Threads;
  * sent in a fixed cycle (the post sent one constant), and the consumer checks
  * every value against the expected one, so a lost, duplicated, reordered or
  * overwritten element fails the run (an overwrite by k laps shifts the cycle
- * by k, never a multiple of capacity + 1); after each iteration the queue must
- * be empty. The clock starts when the producer passes the barrier and stops
+ * by k, never a multiple of capacity + 1); after each iteration, and once more
+ * after the run, the queue must be empty. The clock starts when the producer passes the barrier and stops
  * when the consumer has taken the last value.
  */
 public final class LabHarness {
@@ -90,6 +90,10 @@ public final class LabHarness {
         final Thread consumer = Threads.worker("spsc-consumer", pin.length == 2 ? pin[1] : -1, s.failure,
                                                () -> body(s, barrier, false), stop);
         Threads.startJoinRethrow(s.failure, "spsc thread", producer, consumer);
+        // The consumer's check after each iteration can run before a faulty producer's extra offer lands; with one
+        // value per iteration that extra then passes as the next iteration's value, and only the last iteration's
+        // value is left over. Both threads have ended: the queue must be empty now.
+        CheckFailed.require(queue.poll() == null, "the queue still held a value after the last iteration");
         final long[] durations = new long[iterations];
         for (int i = 0; i < iterations; i++) {
             durations[i] = s.end[i] - s.start[i];
