@@ -254,6 +254,17 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 #   A/A 1.044; 25.2 and 24.9 ns/op), both inside 0.9-1.1. The rows at 302e6fd and ad04fe4, without the placement:
 #   JDK 17 1.015 [0.876, 1.148] on the 22 one-line sets of 40 and 0.989 [0.860, 0.997] bracketed (13 of 60); JDK
 #   25 1.050 [1.029, 1.091]. The two rows that counted two-line runs too read 0.845 (JDK 17) and 0.463 (JDK 25).
+# - **The lab's pair and its slot.** The lab protocol's counters (`VolatilePingPong.s1`, `s2`) follow the class's
+#   six references in its mirror, at 0x88 and 0x90 (32-bit displacements), and shared a line (at byte 32 or 0) in
+#   these runs. A scratch copy moved them into a holder shaped like `Post` (0x78, 0x80) and ran the lab's standard
+#   cell (spin, pinned cross-core, 2 M exchanges x 5 runs after a warm-up) beside the kernel, 30 shuffled rounds
+#   on JDK 17. In the 25 rounds whose copy shared a line (5 sat at byte 56, across two lines, 72-392 ns/op) the
+#   copy ran at 0.919 [0.79, 0.998] of the kernel (paired, bootstrap 95%; medians 43.1 against 51.3 ns/op; 7
+#   against 0 runs under 40). So the slot costs the lab's cell about 8%, a small part of its distance from the
+#   post's 26-35 ns/op. The rest lies elsewhere in the lab's harness (its loops sample round trips and look at a
+#   deadline and a stop flag every 4,096 spins; its threads are reused across runs), not split further here. The
+#   lab protocol is judged as the lab's harness, beside the post's, and keeps its pair where it is: moving it would
+#   re-draw every stored lab fork.
 # - **What did not set the speed** while the cause was looked for, each tried beside the listing in 25-40
 #   shuffled rounds: warm-up (at 40 M exchanges, 2.5 s a run, the gap stayed), the counters' line in a 64 MB array
 #   (18-20 ns/op on every one of 24 lines), twelve compiled copies of the loops (alike), the objects allocated after
