@@ -215,7 +215,7 @@ final class Links {
      * <p>The wait ends on any witness but the one the previous ping ended on. Because the server's counter is the
      * echo, a corrupt echo leaves that counter at a value no sequence number reaches: waiting only while it equals
      * {@code seq - 1} let the next ping return at once, run ahead of the server and overwrite a counter the server
-     * had not yet seen, which then left both ends spinning forever (one CI run in many). Waiting on the previous
+     * had not yet seen, which then left both ends spinning forever. Waiting on the previous
      * witness keeps the two ends in strict turns, so a bad echo costs exactly one failed ping.
      */
     private static Link ipcPostClient(final Path file, final Spin spin) throws IOException {

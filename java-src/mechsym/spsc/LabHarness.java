@@ -19,9 +19,10 @@ import mechsym.common.Threads;
  * sent in a fixed cycle (the post sent one constant), and the consumer checks
  * every value against the expected one, so a lost, duplicated, reordered or
  * overwritten element fails the run (an overwrite by k laps shifts the cycle
- * by k, never a multiple of capacity + 1); after each iteration, and once more
- * after the run, the queue must be empty. The clock starts when the producer passes the barrier and stops
- * when the consumer has taken the last value.
+ * by k, never a multiple of capacity + 1); after each iteration, and once
+ * more after the run, the queue must be empty. The clock starts when the
+ * producer passes the barrier and stops when the consumer has taken the last
+ * value.
  */
 public final class LabHarness {
     private LabHarness() {
