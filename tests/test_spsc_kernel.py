@@ -142,7 +142,10 @@ def test_the_check_catches_a_broken_queue():
 def test_a_duplicate_that_lands_after_the_consumers_check_is_caught():
     """One value per iteration, and the producer's extra offer of it lands only after the consumer has taken it and
     found the queue empty: each later iteration then takes the extra as its own (the same object), and only the end
-    of the run can see the value left over (--inject=duplicate-one, one CI run in many: exit 0)."""
+    of the run can see the value left over. Found by reading --inject=duplicate-one with --ops=1 (its exit would
+    have been 0); this queue makes that interleaving certain."""
+    import collections
+
     import jpype
 
     k = bridge.kernel(LAB_HARNESS)
@@ -150,21 +153,20 @@ def test_a_duplicate_that_lands_after_the_consumers_check_is_caught():
 
     class LateDuplicate:
         def __init__(self):
-            import collections
-            self.items, self.late = collections.deque(), None
+            self.items, self.held, self.first = collections.deque(), [], True
 
         def offer(self, e):
-            if self.late is None:
-                self.late = e   # offered twice, the second copy held back
+            if self.first:   # offered twice, the second copy held back
+                self.held.append(e)
+                self.first = False
             self.items.append(e)
             return True
 
         def poll(self):
             if self.items:
                 return self.items.popleft()
-            if self.late is not None and self.late is not False:
-                self.items.append(self.late)   # lands just after this poll found the queue empty
-                self.late = False
+            self.items.extend(self.held)   # lands just after this poll found the queue empty
+            self.held.clear()
             return None
 
     for iterations in (1, 2):
