@@ -66,7 +66,7 @@ build/mechsym.jar: $(JAVA_SRCS) build/lib/.stamp
 
 # The JMH benchmarks (jmh-src/mechsym/jmh/): javac runs JMH's annotation processor, which writes the generated
 # harness classes and META-INF/BenchmarkList beside the benchmarks' own classes. No uber-jar: they run as
-# java -cp build/jmh.jar:build/jmh-lib/*:build/lib/*:build/mechsym.jar org.openjdk.jmh.Main (src/mechsym/jmh.py
+# java -cp build/jmh.jar:build/jmh-lib/*:build/lib/*:build/mechsym.jar org.openjdk.jmh.Main (src/mechsym/run/jmh.py
 # builds that line). Benchmarks that measure a kernel's own classes (the SPSC queues) take them from the kernels' jar.
 jmh: build/jmh.jar
 build/jmh.jar: $(JMH_SRCS) build/jmh-lib/.stamp build/lib/.stamp build/mechsym.jar

@@ -191,7 +191,7 @@ def mechsym(*args, env=None, timeout=300, base_env=None, **kw):
 
 
 def java_kernel(kernel, *args, jdk=None, flags=(), timeout=120):
-    """Run a Java kernel class in a fresh process (its command line as mechsym.kernels.command builds it)."""
+    """Run a Java kernel class in a fresh process (its command line as mechsym.run.kernels.command builds it)."""
     return kernel_process(kernel, *args, jdk=jdk, flags=flags, timeout=timeout)
 
 
@@ -204,17 +204,17 @@ def default_sigint():
 
 
 def kernel_process(kernel, *args, jdk=None, flags=(), timeout=120):
-    """Run any kernel by name (a Java class, or c:<binary> for build/c/<binary>; see mechsym.kernels) in a
+    """Run any kernel by name (a Java class, or c:<binary> for build/c/<binary>; see mechsym.run.kernels) in a
     fresh process; returns the CompletedProcess, whatever its exit code."""
-    from mechsym.kernels import command
+    from mechsym.run.kernels import command
 
     return subprocess.run(command(kernel, args, jdk=jdk, flags=flags), capture_output=True, text=True,
                           timeout=timeout)
 
 
 def run_kernel(kernel, *args, jdk=None, flags=(), timeout=120):
-    """Run a kernel that must succeed (exit 0); returns its CSV rows as mechsym.launch.parse_csv reads them."""
-    from mechsym import launch
+    """Run a kernel that must succeed (exit 0); returns its CSV rows as mechsym.run.launch.parse_csv reads them."""
+    from mechsym.run import launch
 
     r = kernel_process(kernel, *args, jdk=jdk, flags=flags, timeout=timeout)
     assert r.returncode == 0, f"{kernel} {' '.join(args)}: exit {r.returncode}\n{r.stderr}"

@@ -5,7 +5,7 @@ read.
 
 For tests that read what a notebook's tables say and draw nothing: no Jupyter kernel is started (about 2.5 s a
 notebook before its first cell), and the modules are imported once per test process. The notebook runs as
-mechsym.reports.execute runs it: the report's setup first, PRESET and MACHINE injected after the parameters cell,
+mechsym.view.reports.execute runs it: the report's setup first, PRESET and MACHINE injected after the parameters cell,
 the notebook's folder as the working directory. Figures are built under whatever backend the process has (Agg in
 the tests) and closed after the notebook."""
 
@@ -20,7 +20,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from mechsym import MechsymError
-from mechsym.reports import SETUP
+from mechsym.view.reports import SETUP
 
 
 class _Published(DisplayHook):

@@ -1,6 +1,6 @@
 """What tests build instead of measuring: synthetic locks results, shaped as the locks sweep stores them, for tests
 that need stored rows without running a kernel (verdicts, overview, bundle/import, reports), and fake CPU
-topologies for planning cells (`topology`, or a sysfs tree read back by mechsym.cpus: `fake_topology`)."""
+topologies for planning cells (`topology`, or a sysfs tree read back by mechsym.machine.cpus: `fake_topology`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from mechsym import store
-from mechsym.cpus import Cpu, Topology, read_topology
+from mechsym.store import runs as store
+from mechsym.machine.cpus import Cpu, Topology, read_topology
 from mechsym.experiments import locks
 
 THREADS = (1, 2, 3, 4)
@@ -25,7 +25,7 @@ def topology(n: int = 2, smt: bool = False, model: str = "fake") -> Topology:
 
 
 def fake_topology(root: Path, cpus: list[tuple[int, int, int]]) -> Topology:
-    """A sysfs CPU tree under `root` ((cpu, core, socket) each), read back by mechsym.cpus.read_topology."""
+    """A sysfs CPU tree under `root` ((cpu, core, socket) each), read back by mechsym.machine.cpus.read_topology."""
     for cpu, core, socket in cpus:
         t = root / f"cpu{cpu}" / "topology"
         t.mkdir(parents=True)

@@ -5,7 +5,7 @@ Synthetic rows only; no test asserts a timing."""
 import pandas as pd
 
 from mechsym.experiments import affinity as exp
-from mechsym.verdicts import FAILS, HOLDS
+from mechsym.judge.verdicts import FAILS, HOLDS
 
 
 def rows(levels, forks=5, seconds=8, first=1.0):

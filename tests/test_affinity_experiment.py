@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mechsym import sweep
-from mechsym.cpus import read_topology
+from mechsym.run import sweep
+from mechsym.machine.cpus import read_topology
 from mechsym.experiments import affinity as exp
 from mechsym.experiments.affinity import sweep as affinity_sweep
-from mechsym.jdk import discover
-from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE
+from mechsym.machine.jdk import discover
+from mechsym.judge.verdicts import FAILS, HOLDS, UNMEASURABLE
 
 
 # ---------------------------------------------------------------- the sweep
@@ -70,7 +70,7 @@ def test_unavailable_cells_make_every_claim_not_measurable_with_the_reason():
 
 @pytest.mark.kernel
 def test_the_roles_the_sweep_starts_are_the_kernels_own_through_jpype():
-    from mechsym import bridge
+    from mechsym.run import bridge
     from mechsym.experiments.affinity import sweep
 
     roles = set(re.findall(r"--role=(\w+)", inspect.getsource(sweep)))

@@ -13,11 +13,11 @@ import time
 import pytest
 
 from conftest import ROOT, default_sigint
-from mechsym import sweep
-from mechsym.cpus import read_topology
+from mechsym.run import sweep
+from mechsym.machine.cpus import read_topology
 from mechsym.experiments import affinity as exp
-from mechsym.jdk import discover
-from mechsym.launch import KernelError
+from mechsym.machine.jdk import discover
+from mechsym.run.launch import KernelError
 
 needs_namespace = pytest.mark.skipif(exp.namespace_missing() is not None,
                                      reason=f"no private network namespace here: {exp.namespace_missing()}")
@@ -129,9 +129,9 @@ def test_both_jvms_die_with_the_scripts_shell_alone():
 CHILD = """
 import sys
 from mechsym import interrupts, sweep
-from mechsym.cpus import read_topology
+from mechsym.machine.cpus import read_topology
 from mechsym.experiments import affinity as exp
-from mechsym.jdk import discover
+from mechsym.machine.jdk import discover
 cell = exp.cell_for("unpinned", "smoke", read_topology(), discover()[0])
 cell.params.update(messages=10 ** 10, port=int(sys.argv[1]))
 with interrupts.signals_interrupt():

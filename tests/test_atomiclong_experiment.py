@@ -13,8 +13,8 @@ matplotlib.use("Agg")
 
 from conftest import mechsym  # noqa: E402
 from mechsym.experiments import atomiclong as exp  # noqa: E402
-from mechsym.jdk import discover  # noqa: E402
-from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE  # noqa: E402
+from mechsym.machine.jdk import discover  # noqa: E402
+from mechsym.judge.verdicts import FAILS, HOLDS, UNMEASURABLE  # noqa: E402
 from synthetic import topology  # noqa: E402
 
 
@@ -113,7 +113,7 @@ def test_tables_and_figures_read_the_rows():
 
 
 def test_reference_names_the_images_and_feeds_its_own_claim():
-    from mechsym import reference
+    from mechsym.store import reference
     ref = reference.load(exp.REFERENCE)
     images = ref[ref["metric"].str.startswith("figure_")]
     assert len(images) == 2 and images["value"].isna().all() and images["note"].str.contains("image").all()

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from conftest import JIT_GC, ROOT, kernel_process
-from mechsym import bridge
+from mechsym.run import bridge
 from mechsym.experiments.atomiclong import sweep as sweep_mod
 
 JAVA = sweep_mod.JAVA

@@ -8,10 +8,10 @@ import pytest
 
 matplotlib.use("Agg")
 
-from mechsym import reference  # noqa: E402
+from mechsym.store import reference  # noqa: E402
 from mechsym.experiments import batching as exp  # noqa: E402
-from mechsym.jdk import discover  # noqa: E402
-from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
+from mechsym.machine.jdk import discover  # noqa: E402
+from mechsym.judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
 from synthetic import topology  # noqa: E402
 
 
@@ -106,7 +106,7 @@ def test_smoke_sweep_through_the_cli(smoke_store):
 
 @pytest.mark.kernel
 def test_the_modes_are_the_kernels_own_through_jpype():
-    from mechsym import bridge
+    from mechsym.run import bridge
     from mechsym.experiments.batching import sweep
 
     k = bridge.kernel(sweep.KERNEL)

@@ -6,11 +6,11 @@ import pandas as pd
 import pytest
 
 from conftest import assert_refused, kernel_process, run_kernel
-from mechsym.cpus import Cpu, Topology
+from mechsym.machine.cpus import Cpu, Topology
 from mechsym.experiments import batching as exp
 from mechsym.experiments.batching.rows import GATE
-from mechsym.jdk import discover
-from mechsym.verdicts import HOLDS, INCONCLUSIVE, UNMEASURABLE
+from mechsym.machine.jdk import discover
+from mechsym.judge.verdicts import HOLDS, INCONCLUSIVE, UNMEASURABLE
 from test_batching_experiment import synthetic
 
 KERNEL = exp.sweep.KERNEL

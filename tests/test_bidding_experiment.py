@@ -9,10 +9,11 @@ import pytest
 
 matplotlib.use("Agg")
 
-from mechsym import MechsymError, reference  # noqa: E402
+from mechsym import MechsymError  # noqa: E402
+from mechsym.store import reference
 from mechsym.experiments import bidding as exp  # noqa: E402
-from mechsym.jdk import discover  # noqa: E402
-from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
+from mechsym.machine.jdk import discover  # noqa: E402
+from mechsym.judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
 from synthetic import topology  # noqa: E402
 
 

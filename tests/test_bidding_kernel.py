@@ -5,7 +5,7 @@ asserts a timing."""
 import pytest
 
 from conftest import JIT_GC, assert_refused, kernel_process, run_kernel
-from mechsym import bridge
+from mechsym.run import bridge
 from mechsym.experiments import bidding as exp
 
 pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial

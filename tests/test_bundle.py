@@ -60,7 +60,7 @@ def test_round_trip(other_machine, results_dir):
     # byte for byte what the other machine stored
     theirs = files(root)
     assert {k: after[k] for k in theirs} == theirs
-    from mechsym import store
+    from mechsym.store import runs as store
 
     assert store.machines() == ["amd-epyc-2cpu-24g", "intel-xeon-16cpu-64g"]
     assert len(store.runs("locks", "intel-xeon-16cpu-64g")) == 2
@@ -179,7 +179,7 @@ def test_bundle_errors(results_dir, tmp_path):
 
 def test_smoke_runs_stay_out_unless_asked(results_dir, tmp_path, monkeypatch):
     """A smoke run's numbers are not measurements: a bundle leaves them out (and says so) unless --include-smoke."""
-    from mechsym import store
+    from mechsym.store import runs as store
 
     smoke = save_synthetic(synthetic_locks(), "machine-a")
     out = tmp_path / "only-smoke.tar.gz"
@@ -288,7 +288,8 @@ def test_import_refuses_a_run_cut_at_a_line_boundary(other_machine, results_dir,
 def test_a_disk_filling_part_way_through_import_leaves_the_store_as_it_was(other_machine, results_dir, monkeypatch):
     import errno
 
-    from mechsym import MechsymError, bundle, store
+    from mechsym import MechsymError
+    from mechsym.store import bundle, runs as store
 
     _, archive = other_machine
     save_synthetic(synthetic_locks(), "machine-a")
@@ -317,7 +318,8 @@ def test_a_disk_filling_part_way_through_import_leaves_the_store_as_it_was(other
 def test_a_failure_while_renaming_into_place_is_rolled_back(other_machine, results_dir, monkeypatch):
     import os
 
-    from mechsym import MechsymError, bundle
+    from mechsym import MechsymError
+    from mechsym.store import bundle
 
     _, archive = other_machine
     real = os.link
@@ -338,7 +340,8 @@ def test_a_failure_while_renaming_into_place_is_rolled_back(other_machine, resul
 def test_import_refuses_a_full_store_before_writing(other_machine, results_dir, monkeypatch):
     import os
 
-    from mechsym import MechsymError, bundle
+    from mechsym import MechsymError
+    from mechsym.store import bundle
 
     _, archive = other_machine
     real = os.statvfs(results_dir)
@@ -356,7 +359,7 @@ def test_import_refuses_a_full_store_before_writing(other_machine, results_dir, 
 def test_stale_staging_of_a_killed_import_is_cleaned(other_machine, results_dir):
     import subprocess
 
-    from mechsym import bundle, store
+    from mechsym.store import bundle, runs as store
 
     _, archive = other_machine
     dead = subprocess.run(["true"]).args and subprocess.Popen(["true"])
@@ -372,7 +375,7 @@ def test_stale_staging_of_a_killed_import_is_cleaned(other_machine, results_dir)
 # ---------------------------------------------------------------- runs re-labelled by the alias table
 
 def test_relabelled_runs_travel_under_their_new_id(results_dir, tmp_path, monkeypatch):
-    from mechsym import bundle, layout, store
+    from mechsym.store import bundle, layout, runs as store
 
     monkeypatch.setenv("MECHSYM_MACHINE", "amd-epyc-2cpu-24g-aaaaaa")
     save_synthetic(synthetic_locks(), "amd-epyc-2cpu-24g")

@@ -9,8 +9,8 @@ import pytest
 matplotlib.use("Agg")
 
 from mechsym.experiments import callerchoose as exp  # noqa: E402
-from mechsym.jdk import discover  # noqa: E402
-from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE  # noqa: E402
+from mechsym.machine.jdk import discover  # noqa: E402
+from mechsym.judge.verdicts import FAILS, HOLDS, INCONCLUSIVE  # noqa: E402
 from synthetic import topology  # noqa: E402
 
 
@@ -67,7 +67,7 @@ def test_smoke_sweep_through_the_cli(smoke_store):
 
 @pytest.mark.kernel
 def test_the_methods_are_the_kernels_own_through_jpype():
-    from mechsym import bridge
+    from mechsym.run import bridge
     from mechsym.experiments.callerchoose import sweep
 
     assert list(bridge.kernel(sweep.KERNEL).METHODS) == sweep.METHODS

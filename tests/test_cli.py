@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import VENV_BIN, default_sigint, mechsym
-from mechsym import harness
+from mechsym.run import harness
 
 
 def one_line_error(r, text):
@@ -69,8 +69,8 @@ def test_list(seeded):
     r = mechsym("list")
     assert r.returncode == 0, r.stderr
     fits(r.stdout)
-    from mechsym import store
-    from mechsym.jdk import discover
+    from mechsym.store import runs as store
+    from mechsym.machine.jdk import discover
 
     assert f"machine  {store.machine_id()}" in r.stdout and "this machine" in r.stdout
     for j in discover():  # version, vendor and home of every JDK a sweep would use
@@ -133,10 +133,10 @@ def test_unavailable_cells_are_named_not_zero(results_dir):
     r = mechsym("run", "locks", "--preset", "smoke", "--threads", "1", "--only", "variant=monitor-thin,reentrant;grid=main",
                 "--no-progress")
     assert r.returncode == 0, r.stderr
-    from mechsym import store
+    from mechsym.store import runs as store
 
     df = store.load("locks")
-    from mechsym.jdk import discover
+    from mechsym.machine.jdk import discover
 
     if any(j.feature >= 18 for j in discover()):
         u = df[df["status"] == "unavailable"]
@@ -152,7 +152,7 @@ def test_taskset_missing_runs_unpinned_and_says_so(results_dir):
     assert r.returncode == 0, r.stderr
     meta = json.loads(next(results_dir.rglob("*.json")).read_text())
     assert meta["taskset"].startswith("missing")
-    from mechsym import store
+    from mechsym.store import runs as store
 
     assert set(store.load("locks")["taskset"].dropna()) == {"taskset-missing"}
 
@@ -194,7 +194,7 @@ def test_ctrl_c_keeps_earlier_results(seeded):
     assert "interrupted" in err
     after = stored_files(root)
     assert all(after[k] == v for k, v in before.items())
-    from mechsym import store
+    from mechsym.store import runs as store
 
     # the earlier complete run is still the one shown; an interrupted one, if any, is kept but hidden
     seeded_ids = {p.stem for p in before if p.suffix == ".json"}
@@ -218,7 +218,7 @@ def test_show_names_its_run_and_reads_at_100_columns(seeded):
     fits(r.stdout)
     first = r.stdout.splitlines()[0]
     assert first.startswith(f"locks: run {run_id} · preset smoke · ") and "UTC" in first, first
-    from mechsym import store
+    from mechsym.store import runs as store
 
     assert f"machine {store.machine_id()}" in r.stdout
     assert re.search(r"median \(ops/s\)\s+forks' range\s+forks", r.stdout), r.stdout

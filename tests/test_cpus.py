@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from mechsym import MechsymError
-from mechsym.cpus import parse_cpu_list, read_topology
+from mechsym.machine.cpus import parse_cpu_list, read_topology
 
 
 def fake_sys(root: Path, cpus: list[tuple[int, int, int]], online: str | None = None) -> Path:

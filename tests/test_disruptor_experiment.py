@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mechsym import reference
+from mechsym.store import reference
 from mechsym.experiments import disruptor as exp
-from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE
+from mechsym.judge.verdicts import FAILS, HOLDS, UNMEASURABLE
 from synthetic import TOPOLOGIES, fake_topology
 
 JDK17 = type("J", (), {"feature": "17", "version": "17", "java": "java"})()
@@ -117,7 +117,7 @@ def test_tables_and_figures_on_synthetic_rows():
 
 def test_smoke_run_through_the_cli(results_dir, smoke_store):
     shutil.copytree(smoke_store("disruptor"), results_dir, dirs_exist_ok=True)   # `mechsym run disruptor --preset smoke`
-    from mechsym import store
+    from mechsym.store import runs as store
 
     df = store.load("disruptor", None)
     ok = df[df["status"] == "ok"]

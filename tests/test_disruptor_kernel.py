@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import java_kernel
-from mechsym import bridge, launch
+from mechsym.run import bridge, launch
 from mechsym.experiments import disruptor as exp
 
 pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial

@@ -118,7 +118,7 @@ def test_a_progress_bar_is_one_line_in_a_saved_notebook(tmp_path):
     import nbformat
     import papermill as pm
 
-    from mechsym.reports import KERNEL_QUIET, for_reader
+    from mechsym.view.reports import KERNEL_QUIET, for_reader
 
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}

@@ -23,9 +23,9 @@ import pytest
 
 from conftest import ROOT
 from mechsym import experiments
-from mechsym.analysis import Protocol
-from mechsym.jdk import discover
-from mechsym.verdicts import UNMEASURABLE
+from mechsym.judge.analysis import Protocol
+from mechsym.machine.jdk import discover
+from mechsym.judge.verdicts import UNMEASURABLE
 from synthetic import TOPOLOGIES, fake_topology
 
 NAMES = experiments.names()

@@ -6,10 +6,10 @@ never a timing."""
 import pytest
 
 from conftest import JIT_GC, java_kernel
-from mechsym import bridge, launch
-from mechsym.cpus import read_topology
+from mechsym.run import bridge, launch
+from mechsym.machine.cpus import read_topology
 from mechsym.experiments import falsesharing as exp
-from mechsym.jdk import discover
+from mechsym.machine.jdk import discover
 
 pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
 

@@ -24,9 +24,11 @@ import pandas as pd
 import pytest
 
 from conftest import VENV_BIN, assert_refused, default_sigint, kernel_process, mechsym
-from mechsym import MechsymError, fsio, interrupts, launch, store, sweep
-from mechsym.launch import KernelError, Launch
-from mechsym.sweep import Cell
+from mechsym import MechsymError
+from mechsym.store import files as fsio, runs as store
+from mechsym.run import interrupts, launch, sweep
+from mechsym.run.launch import KernelError, Launch
+from mechsym.run.sweep import Cell
 
 LOCKS = "mechsym.locks.LockContention"
 SPSC = "mechsym.spsc.SpscThroughput"
@@ -115,7 +117,7 @@ def test_a_killed_bench_takes_its_kernel_with_it(tmp_path):
     bench = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import sys
         from mechsym import launch
-        from mechsym.launch import Launch
+        from mechsym.run.launch import Launch
         code = "import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(600)"
         launch.run(Launch([sys.executable, "-c", code], "none"), timeout=900)
     """)])
@@ -269,7 +271,7 @@ def test_commands_name_a_metadata_file_without_an_experiment(results_dir, monkey
 
 
 def test_import_refuses_metadata_the_store_would_refuse(results_dir, tmp_path, monkeypatch):
-    from mechsym import bundle, bundle_format
+    from mechsym.store import bundle, archive as bundle_format
 
     monkeypatch.setenv("MECHSYM_MACHINE", "m1")
     path = saved()
@@ -318,7 +320,7 @@ def test_sigterm_to_a_run_kills_the_kernel_and_says_so_in_one_line(results_dir):
 
 @pytest.mark.kernel
 def test_stale_scratch_of_dead_runs_is_removed_and_live_ones_kept(tmp_path, capsys):
-    from mechsym import scratch
+    from mechsym.run import scratch
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
@@ -371,7 +373,7 @@ def statvfs(flag=0, bavail=10**9, favail=10**6):
 
 
 def test_scratch_that_is_a_file_is_refused_in_one_line(tmp_path):
-    from mechsym import scratch
+    from mechsym.run import scratch
 
     f = tmp_path / "scratch.txt"
     f.write_text("x")
@@ -383,7 +385,7 @@ def test_scratch_that_is_a_file_is_refused_in_one_line(tmp_path):
 
 @pytest.mark.parametrize("free", [10**12, 4096])  # read-only with room, and a small read-only tmpfs
 def test_read_only_scratch_is_called_read_only(tmp_path, monkeypatch, free):
-    from mechsym import scratch
+    from mechsym.run import scratch
 
     monkeypatch.setattr(os, "statvfs", lambda p: statvfs(flag=os.ST_RDONLY, bavail=free // 4096))
     with pytest.raises(MechsymError, match="is on a read-only file system"):
@@ -391,7 +393,7 @@ def test_read_only_scratch_is_called_read_only(tmp_path, monkeypatch, free):
 
 
 def test_scratch_without_inodes_is_refused(tmp_path, monkeypatch):
-    from mechsym import scratch
+    from mechsym.run import scratch
 
     monkeypatch.setattr(os, "statvfs", lambda p: statvfs(favail=2))
     with pytest.raises(MechsymError, match="2 free inodes"):
@@ -399,7 +401,7 @@ def test_scratch_without_inodes_is_refused(tmp_path, monkeypatch):
 
 
 def test_scratch_directory_that_cannot_be_made_is_one_line(tmp_path, monkeypatch):
-    from mechsym import scratch
+    from mechsym.run import scratch
 
     def read_only(self, *a, **kw):
         raise OSError(errno.EROFS, "Read-only file system", str(self))
@@ -410,7 +412,7 @@ def test_scratch_directory_that_cannot_be_made_is_one_line(tmp_path, monkeypatch
 
 
 def test_a_failed_preallocation_leaves_no_short_file(tmp_path, monkeypatch):
-    from mechsym import scratch
+    from mechsym.run import scratch
 
     real_open = open
 
@@ -481,7 +483,7 @@ def test_a_bug_in_a_hook_keeps_what_finished_and_is_raised(results_dir, python_c
 
 @pytest.mark.kernel
 def test_a_run_that_overlaps_another_measurement_says_so(results_dir, python_cells, capsys):
-    from mechsym import noise
+    from mechsym.machine import noise
 
     other = noise.Recorder()  # another measurement, registered beside the bench lock, still measuring
     other.begin()
@@ -499,7 +501,7 @@ def test_a_run_that_overlaps_another_measurement_says_so(results_dir, python_cel
 # ---------------------------------------------------------------- smaller ones
 
 def test_a_java_with_a_non_numeric_version_is_one_line(tmp_path):
-    from mechsym import jdk
+    from mechsym.machine import jdk
 
     home = tmp_path / "weird-jdk"
     (home / "bin").mkdir(parents=True)
@@ -513,7 +515,7 @@ def test_a_java_with_a_non_numeric_version_is_one_line(tmp_path):
 
 
 def test_jdk_spec_named_twice_runs_once_and_an_empty_item_is_refused():
-    from mechsym import jdk
+    from mechsym.machine import jdk
 
     first = jdk.discover()[0]
     assert jdk.select(f"{first.feature},{first.feature},{first.home}") == [first]
@@ -572,7 +574,7 @@ def test_a_small_read_only_file_system_is_called_read_only_not_full(tmp_path, mo
 
 
 def test_scratch_inside_the_results_store_is_refused(tmp_path):
-    from mechsym import scratch
+    from mechsym.run import scratch
 
     for base in (tmp_path, tmp_path / "m1" / "seqio"):
         with pytest.raises(MechsymError, match="inside the results directory"):
@@ -681,7 +683,7 @@ def test_a_run_with_impossible_or_incomplete_rows_is_skipped_by_every_read(resul
     assert str(bad.with_suffix(".csv")) in line and text in line and line.endswith("; run skipped"), line
     df = store.load("locks", "m1")  # what the notebooks read: the good run, never the spoiled one
     assert set(df["run_id"]) == {good.stem} and np_finite(df)
-    from mechsym import bundle, bundle_format
+    from mechsym.store import bundle, archive as bundle_format
 
     pair = {"csv": bad.with_suffix(".csv").read_bytes(), "json": bad.read_bytes()}
     assert text in bundle_format.check_run("m1", "locks", bad.stem, pair)  # import checks what a read checks
@@ -693,7 +695,7 @@ def np_finite(df) -> bool:
 
 
 def test_show_compare_verdicts_and_bundle_agree_on_an_impossible_run(results_dir, tmp_path, capsys):
-    from mechsym.overview import collect
+    from mechsym.view.overview import collect
 
     good, bad = locks_runs()
     reseal_run(bad, set_values("inf"))
@@ -740,7 +742,7 @@ def small_bundle(tmp_path: Path, runs: int = 3) -> Path:
     """A bundle of `runs` small locks runs of machine 'far', made in a store of its own."""
     from synthetic import save_synthetic, synthetic_locks
 
-    from mechsym import bundle, bundle_format
+    from mechsym.store import bundle, archive as bundle_format
 
     root = tmp_path / "far-store"
     with pytest.MonkeyPatch.context() as mp:
@@ -766,7 +768,7 @@ bundle.import_bundle(sys.argv[1])
 
 
 def test_an_import_killed_part_way_is_cleaned_up_and_completed_by_importing_again(results_dir, tmp_path, capsys):
-    from mechsym import bundle, bundle_format
+    from mechsym.store import bundle, archive as bundle_format
 
     archive = small_bundle(tmp_path)
     # killed after the first run (CSV, JSON) and the second run's CSV went into place
@@ -785,7 +787,7 @@ def test_an_import_killed_part_way_is_cleaned_up_and_completed_by_importing_agai
 
 
 def test_a_csv_left_without_its_json_is_completed_by_the_same_bundle(results_dir, tmp_path):
-    from mechsym import bundle, bundle_format
+    from mechsym.store import bundle, archive as bundle_format
 
     archive = small_bundle(tmp_path, runs=2)
     bundle.import_bundle(archive)
@@ -796,7 +798,7 @@ def test_a_csv_left_without_its_json_is_completed_by_the_same_bundle(results_dir
 
 
 def test_a_folder_another_import_makes_meanwhile_is_no_failure(results_dir, tmp_path, monkeypatch):
-    from mechsym import bundle, bundle_format
+    from mechsym.store import bundle, archive as bundle_format
 
     archive = small_bundle(tmp_path, runs=1)
     real = Path.mkdir
@@ -811,7 +813,7 @@ def test_a_folder_another_import_makes_meanwhile_is_no_failure(results_dir, tmp_
 
 
 def test_an_import_never_replaces_a_file_that_appears_while_it_places(results_dir, tmp_path, monkeypatch):
-    from mechsym import bundle, bundle_format
+    from mechsym.store import bundle, archive as bundle_format
 
     archive = small_bundle(tmp_path, runs=1)
     real = bundle._place
@@ -838,7 +840,7 @@ def dead_pid() -> int:
 @pytest.mark.kernel
 def test_the_affinity_pair_works_under_the_scratch_root_and_stale_ones_go(tmp_path, monkeypatch, capsys):
     from mechsym.experiments.affinity import sweep as affinity
-    from mechsym.sweep import Fork
+    from mechsym.run.sweep import Fork
 
     scratch = tmp_path / "scratch"
     stale = scratch / f"affinity-{dead_pid()}-abcdef"
@@ -859,7 +861,7 @@ def test_the_affinity_pair_works_under_the_scratch_root_and_stale_ones_go(tmp_pa
 
 
 def test_a_lone_run_leaves_no_overlap_log_beside_the_bench_lock(tmp_path):
-    from mechsym import noise
+    from mechsym.machine import noise
 
     rec = noise.Recorder(proc=tmp_path / "nothing", self_pid=os.getpid(), registry=tmp_path / "runs", clk_tck=100)
     rec.begin()
@@ -882,7 +884,7 @@ bundle.bundle(sys.argv[1], machine="far", include_smoke=True)
 
 
 def test_a_bundle_killed_while_writing_leaves_nothing_after_the_next_bundle(results_dir, tmp_path, capsys):
-    from mechsym import bundle, bundle_format
+    from mechsym.store import bundle, archive as bundle_format
 
     bundle.import_bundle(small_bundle(tmp_path, runs=1))
     out = tmp_path / "out"
@@ -914,7 +916,7 @@ def nested(depth: int = 5000) -> bytes:  # past the JSON decoder's recursion lim
 def repack(archive: Path, out: Path, change) -> Path:
     """The bundle's files through change(files) (the manifest as it is, unless change replaces it), then checksums
     made to match in the manifest, into a new archive."""
-    from mechsym import bundle, bundle_format
+    from mechsym.store import bundle, archive as bundle_format
 
     with tarfile.open(archive) as tar:
         files = {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}
@@ -959,7 +961,7 @@ def test_a_sidecar_naming_another_run_skips_only_that_run(results_dir, capsys):
 
 
 def test_reports_check_preset_and_output_before_rendering(tmp_path, monkeypatch):
-    from mechsym import reports
+    from mechsym.view import reports
 
     monkeypatch.setattr(reports, "execute", lambda *a, **k: pytest.fail("rendered before checking"))
     with pytest.raises(MechsymError, match="preset 'bogus': allowed presets are stored, smoke, standard, full"):
@@ -981,7 +983,8 @@ def test_odd_arguments_of_show_import_and_bundle_are_one_line(results_dir, tmp_p
 
 
 def test_every_stored_run_passes_the_row_check():
-    from mechsym import data_root, rowcheck
+    from mechsym import data_root
+    from mechsym.store import rows as rowcheck
 
     csvs = sorted((data_root() / "results").glob("*/*/*.csv"))
     assert csvs
@@ -990,7 +993,7 @@ def test_every_stored_run_passes_the_row_check():
 
 
 def test_a_send_on_time_is_zero_lateness_but_a_zero_duration_is_impossible():
-    from mechsym import rowcheck
+    from mechsym.store import rows as rowcheck
 
     def check(metric, value):
         return rowcheck.values_problem(pd.Series([metric]), pd.Series(["ns"]), pd.Series([str(value)]))

@@ -1,10 +1,11 @@
-"""data/fidelity: every file keeps the schema (mechsym.fidelity), a bad row is refused with a one-line message, and
+"""data/fidelity: every file keeps the schema (mechsym.fidelity.records), a bad row is refused with a one-line message, and
 the reading against the 0.9-1.1 band."""
 
 import pandas as pd
 import pytest
 
-from mechsym import MechsymError, fidelity
+from mechsym import MechsymError
+from mechsym.fidelity import records as fidelity
 
 GOOD = {"experiment": "spsc", "kernel": "mechsym.spsc.SpscThroughput", "protocol": "post", "cell": "O1",
         "listing": "post's code", "date": "2026-11-23", "machine": "", "jdk": "17", "sets": "14", "ratio": "1.02",

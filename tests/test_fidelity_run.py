@@ -1,4 +1,4 @@
-"""mechsym.fidelity_run and `mechsym fidelity-run`: sets in rotating order, figures read from each program's output,
+"""mechsym.fidelity.run and `mechsym fidelity-run`: sets in rotating order, figures read from each program's output,
 the row appended (checked, atomically) to a private fidelity directory. The programs are two tiny `python -c`
 scripts: the tests assert what is read and written, never a timing."""
 
@@ -12,7 +12,10 @@ import sys
 import pandas as pd
 import pytest
 
-from mechsym import MechsymError, cli, fidelity, fidelity_run, provenance, repo_root, sweep
+from mechsym import MechsymError, cli, repo_root
+from mechsym.fidelity import records as fidelity, run as fidelity_run
+from mechsym.store import provenance
+from mechsym.run import sweep
 
 PY = shlex.quote(sys.executable)
 KERNEL = f"{PY} -c 'print(\"ops/sec=2,000\")'"

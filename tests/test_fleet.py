@@ -98,7 +98,7 @@ def test_bad_input_is_one_line(tmp_path):
 def test_machines_claims_shows_each_claims_outcome_per_machine():
     import pandas as pd
 
-    from mechsym import overview
+    from mechsym.view import overview
 
     rows = [("m1", "a", "holds"), ("m2", "a", "does not hold"), ("m1", "b", "holds"), ("m2", "b", "holds"),
             ("m1", "c", "inconclusive")]

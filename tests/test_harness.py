@@ -1,4 +1,4 @@
-"""mechsym.harness: the share of each timed run spent in JIT compilation and in GC, and the runs over the limit.
+"""mechsym.run.harness: the share of each timed run spent in JIT compilation and in GC, and the runs over the limit.
 Synthetic tidy rows only, shaped as the kernels print them (common/JitGc.java)."""
 
 import math
@@ -6,7 +6,7 @@ import math
 import pandas as pd
 import pytest
 
-from mechsym import harness
+from mechsym.run import harness
 
 
 def run_rows(fork, iteration, *, duration_ns=None, jit=0, gc=0, count=0, warmup=False, variant="lab", phase="",
@@ -132,7 +132,7 @@ def test_a_kernels_own_rows_give_one_share_per_timed_run():
 
 def test_rows_without_a_metric_are_not_harness_rows():
     """An unavailable cell's row has no metric (NaN): it is neither a JIT/GC row nor an error."""
-    from mechsym import harness
+    from mechsym.run import harness
 
     assert harness._phase(float("nan")) is None and harness._phase("jit_ms") == "" \
         and harness._phase("write_gc_ms") == "write" and harness._phase("duration") is None

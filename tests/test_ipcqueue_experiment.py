@@ -11,8 +11,8 @@ import pytest
 
 from mechsym import MechsymError
 from mechsym.experiments import ipcqueue as exp
-from mechsym.jdk import discover
-from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
+from mechsym.machine.jdk import discover
+from mechsym.judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
 from synthetic import topology
 
 
@@ -112,7 +112,7 @@ def test_the_post_protocol_reads_the_best_run_of_the_post_cells():
 
 
 def test_tables_and_figure_render_from_synthetic_rows():
-    from mechsym import reference
+    from mechsym.store import reference
 
     df = synthetic({("processes", "cross-core"): 120e6, ("threads", "cross-core"): 300e6,
                     ("in-heap", "cross-core"): 100e6})
@@ -129,7 +129,7 @@ def test_tables_and_figure_render_from_synthetic_rows():
 @pytest.mark.kernel
 def test_smoke_run_through_the_cli_stores_checked_rows_and_leaves_no_scratch(results_dir, tmp_path):
     from conftest import mechsym
-    from mechsym import store
+    from mechsym.store import runs as store
 
     scratch = tmp_path / "scratch"
     r = mechsym("run", "ipcqueue", "--preset", "smoke", "--only", "variant=processes", "--no-progress",
@@ -145,7 +145,7 @@ def test_smoke_run_through_the_cli_stores_checked_rows_and_leaves_no_scratch(res
 
 @pytest.mark.kernel
 def test_the_variants_transports_are_the_kernels_own_through_jpype():
-    from mechsym import bridge
+    from mechsym.run import bridge
     from mechsym.experiments.ipcqueue import sweep
 
     ipc = {transport for kernel, transport, *_ in sweep.VARIANTS.values() if kernel == sweep.IPC}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import assert_refused, default_sigint, kernel_process, run_kernel
-from mechsym.kernels import command
+from mechsym.run.kernels import command
 
 pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
 

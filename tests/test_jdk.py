@@ -3,7 +3,8 @@ import stat
 
 import pytest
 
-from mechsym import MechsymError, jdk
+from mechsym import MechsymError
+from mechsym.machine import jdk
 
 
 def test_discover_finds_a_jdk_17_or_later():

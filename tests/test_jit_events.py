@@ -1,4 +1,4 @@
-"""Compilation events (mechsym.harness: parse_jit_line, jit_events, jit_event_rows) and the writecombining fork that
+"""Compilation events (mechsym.run.harness: parse_jit_line, jit_events, jit_event_rows) and the writecombining fork that
 records them (variant listing-jit, notebook 07's "Which code each repetition ran").
 
 The parser reads lines captured once from `-Xlog:jit+compilation=debug:stderr:uptimemillis` on JDK 17.0 (Ubuntu
@@ -11,8 +11,10 @@ import shutil
 import pandas as pd
 import pytest
 
-from mechsym import harness, nb, store
-from mechsym.cpus import Cpu, Topology
+from mechsym.run import harness
+from mechsym.view import nb
+from mechsym.store import runs as store
+from mechsym.machine.cpus import Cpu, Topology
 from mechsym.experiments import writecombining as exp
 
 JDK17 = """\
@@ -106,7 +108,7 @@ def test_placing_needs_the_kernels_uptime_rows():
 
 
 def test_one_jit_logged_listing_fork_per_jdk():
-    from mechsym.jdk import discover
+    from mechsym.machine.jdk import discover
 
     jdks = list(discover())
     topo = Topology((Cpu(0, 0, 0), Cpu(1, 1, 0)), "fake")

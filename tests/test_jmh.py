@@ -16,8 +16,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mechsym import MechsymError, experiments, jmh, store
-from mechsym.jdk import Jdk
+from mechsym import MechsymError, experiments
+from mechsym.run import jmh
+from mechsym.jmh import claims as jmh_claims
+from mechsym.jmh import ratios as jmh_ratios
+from mechsym.jmh import views as jmh_views
+from mechsym.store import runs as store
+from mechsym.machine.jdk import Jdk
 
 SAMPLE = Path(__file__).parent / "data" / "jmh-result.json"
 FAKE_JDK = Jdk(home=Path("/opt/jdk-17"), feature=17, version="17.0.15", vendor="test")
@@ -136,9 +141,9 @@ def test_locks_jmh_cells_are_every_variant_at_one_thread_and_the_unbiased_at_two
 def test_a_protocol_or_experiment_without_jmh_is_refused_in_one_line():
     with pytest.raises(MechsymError, match="protocol 'jhm': allowed protocols are lab, jmh"):
         jmh.cells(experiments.get("locks"), "jhm", "smoke", None, [FAKE_JDK])
-    with pytest.raises(MechsymError, match=r"protocol jmh: experiment seqio has no JMH benchmark cells yet "
-                                           r"\(experiments with them: .*locks"):
+    with pytest.raises(MechsymError, match=r"protocol jmh: experiment seqio has no JMH benchmark cells yet"):
         jmh.cells(experiments.get("seqio"), "jmh", "smoke", None, [FAKE_JDK])
+    assert "locks" in experiments.with_jmh_cells() and "seqio" not in experiments.with_jmh_cells()
 
 
 def test_a_jmh_run_never_stands_in_for_the_labs_own(results_dir):
@@ -169,7 +174,7 @@ def test_every_jmh_benchmark_runs_briefly_and_converts_to_rows():
     """One JMH invocation over all benchmarks (one host JVM, one fork per benchmark and parameter set),
     1 warm-up iteration of 20 ms and 1 measured one of 50 ms (BRIEF: what is checked is that each runs and its
     result converts, not its number)."""
-    from mechsym.jdk import discover
+    from mechsym.machine.jdk import discover
 
     java = discover()[0].java
     df = jmh.tidy(_run_all(java), "smoke")
@@ -221,7 +226,7 @@ def _runs(results_dir):
 
 def test_side_by_side_sets_post_lab_and_jmh_per_cell_with_the_ratios_reading(results_dir):
     _runs(results_dir)
-    t = jmh.side_by_side("demo", ["variant", "threads", "jdk"], machine="m1").set_index("variant")
+    t = jmh_views.side_by_side("demo", ["variant", "threads", "jdk"], machine="m1").set_index("variant")
     assert t.loc["a", "post"] == 52.0 and t.loc["a", "lab"] == 102.0 and t.loc["a", "JMH"] == 102.0
     assert t.loc["a", "lab forks"] == 5 and t.loc["a", "JMH forks"] == 5  # the group member's rows left out
     assert t.loc["a", "lab/JMH"] == 1.0 and t.loc["a", "reading"] == "comparable"
@@ -236,7 +241,7 @@ def test_side_by_side_without_a_jmh_run_says_how_to_make_one(results_dir):
                                      "note": ""}),
                {"preset": "standard", "machine": {"machine_id": "m1"}, "status": "complete"}, machine="m1")
     with pytest.raises(MechsymError, match=r"demo: no stored JMH run \(run `mechsym run demo --protocol jmh`\)"):
-        jmh.side_by_side("demo", ["variant"], machine="m1")
+        jmh_views.side_by_side("demo", ["variant"], machine="m1")
 
 
 # ---------------------------------------------------------------- every experiment's cells, the sections, claim rows
@@ -253,7 +258,7 @@ def test_each_experiments_jmh_cells_name_a_built_benchmark_and_fit_the_budget(na
     jdks = [FAKE_JDK, Jdk(home=Path("/opt/jdk-25"), feature=25, version="25", vendor="test")]
     standard = jmh.cells(module, "jmh", "standard", None, jdks)
     assert standard and jmh.sweep_seconds(standard) <= 5.5 * 60 and all(c.forks >= 5 for c in standard)
-    assert {c.jdk.feature for c in standard} == {17} and name in jmh.experiments_with_cells()
+    assert {c.jdk.feature for c in standard} == {17} and name in experiments.with_jmh_cells()
     built = benchmark_list()
     assert {c.params["benchmark"] for c in jmh.cells(module, "jmh", "smoke", None, jdks)} <= built
     assert {c.variant for c in standard} <= set(module_variants(name, standard))
@@ -266,53 +271,53 @@ def module_variants(name, cells):
 
 
 def _topology():
-    from mechsym.cpus import read_topology
+    from mechsym.machine.cpus import read_topology
     return read_topology()
 
 
 def test_a_section_says_where_lab_and_jmh_differ_and_what_to_check(results_dir, monkeypatch):
     _runs(results_dir)
-    monkeypatch.setitem(jmh.SPECS, "demo", [jmh.Spec("demo rate", ("variant", "threads", "jdk"), "throughput",
+    monkeypatch.setitem(jmh_views.SPECS, "demo", [jmh_views.Spec("demo rate", ("variant", "threads", "jdk"), "throughput",
                                                      "ops/s")])
-    text, tables = jmh.summary("demo", machine="m1")
+    text, tables = jmh_ratios.summary("demo", machine="m1")
     assert len(tables) == 1 and list(tables[0]["variant"]) == ["a", "b"]   # c has no JMH cell: not shown
     assert "**Lab and JMH differ by more than 10%**" in text and "b, threads 1, jdk 17: lab/JMH 1.96" in text
-    assert all(r in text for r in jmh.REASONS) and "a, threads" not in text.split("differ by more")[1]
-    over = jmh.overview_table(machine="m1")
+    assert all(r in text for r in jmh_ratios.REASONS) and "a, threads" not in text.split("differ by more")[1]
+    over = jmh_ratios.overview_table(machine="m1")
     assert set(over["experiment"]) == {"demo"} and set(over["reading"]) == {"comparable", "differ"}
 
 
 def test_without_a_jmh_run_the_section_and_overview_say_how_to_make_one(results_dir, monkeypatch):
-    monkeypatch.setitem(jmh.SPECS, "demo", [jmh.Spec("demo rate", ("variant",), "throughput", "ops/s")])
+    monkeypatch.setitem(jmh_views.SPECS, "demo", [jmh_views.Spec("demo rate", ("variant",), "throughput", "ops/s")])
     store.save("demo", pd.DataFrame({"experiment": "demo", "variant": "a", "fork": 0, "iteration": [0],
                                      "warmup": False, "metric": "throughput", "value": 1.0, "unit": "ops/s",
                                      "status": "ok", "note": ""}),
                {"preset": "standard", "machine": {"machine_id": "m1"}, "status": "complete"}, machine="m1")
-    text, tables = jmh.summary("demo", machine="m1")
+    text, tables = jmh_ratios.summary("demo", machine="m1")
     assert not tables and "`mechsym run demo --protocol jmh --preset standard` makes one" in text
-    assert jmh.overview_table(machine="m1").empty
+    assert jmh_ratios.overview_table(machine="m1").empty
 
 
 def test_a_claims_jmh_subrow_is_judged_by_its_own_rule_on_jmhs_forks(results_dir):
-    from mechsym.verdicts import HOLDS, UNMEASURABLE, Claim, Rule
+    from mechsym.judge.verdicts import HOLDS, UNMEASURABLE, Claim, Rule
 
     _runs(results_dir)
-    t = jmh.side_by_side("demo", ["variant", "threads", "jdk"], machine="m1")
+    t = jmh_views.side_by_side("demo", ["variant", "threads", "jdk"], machine="m1")
     claim = Claim("demo.a-faster", "post.md", "nb", "a is faster than b", "2x", "a / b", rule=Rule(">=", 1.5),
                   statistic="a / b", unit="x")
-    [v] = jmh.claim_verdicts(claim, t, ({"variant": "a"}, {"variant": "b"}), lambda a, b: a / b, machine="m1")
+    [v] = jmh_claims.claim_verdicts(claim, t, ({"variant": "a"}, {"variant": "b"}), lambda a, b: a / b, machine="m1")
     assert v.outcome == HOLDS and v.protocol == "jmh" and v.scope_text == "JDK 17, JMH" and v.forks == 5
     assert v.now_value == pytest.approx(102 / 52)
-    [gone] = jmh.claim_verdicts(claim, t, ({"variant": "a"}, {"variant": "c"}), lambda a, b: a / b)
+    [gone] = jmh_claims.claim_verdicts(claim, t, ({"variant": "a"}, {"variant": "c"}), lambda a, b: a / b)
     assert gone.outcome == UNMEASURABLE and "no JMH forks stored for c" in gone.why
 
 
 def test_every_claim_with_jmh_cells_is_a_claim_of_its_experiment_and_its_cells_are_jmh_cells():
-    for claim_id, how in jmh.CLAIM_CELLS.items():
+    for claim_id, how in jmh_claims.CLAIM_CELLS.items():
         module = experiments.get(how.experiment)
         assert claim_id in {c.id for c in module.claims.CLAIMS}, claim_id
         cells = jmh.cells(module, "jmh", "standard", None, [FAKE_JDK])
-        spec = jmh.SPECS[how.experiment][how.spec]
+        spec = jmh_views.SPECS[how.experiment][how.spec]
         for want in how.cells:
             assert any(all(str(c.columns().get(k, c.variant if k == "variant" else None)) == str(v)
                            for k, v in want.items()) for c in cells), (claim_id, want, spec.title)

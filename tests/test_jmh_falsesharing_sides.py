@@ -7,7 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from mechsym import jmh_ratios, jmh_views, store
+from mechsym.jmh import ratios as jmh_ratios, views as jmh_views
+from mechsym.store import runs as store
 
 META = {"preset": "standard", "machine": {"machine_id": "m1"}, "status": "complete"}
 LAYOUTS = ("unpadded", "padded-longs")

@@ -8,9 +8,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from mechsym import MechsymError, experiments, jmh_claims, jmh_ratios, jmh_views, store, verdict_cache, verdict_collect
-from mechsym.verdicts import Claim, Rule, judge
-from mechsym.estimates import estimate
+from mechsym import MechsymError, experiments
+from mechsym.jmh import claims as jmh_claims, ratios as jmh_ratios, views as jmh_views
+from mechsym.store import runs as store
+from mechsym.view import cache as verdict_cache, collect as verdict_collect
+from mechsym.judge.verdicts import Claim, Rule, judge
+from mechsym.judge.estimates import estimate
 
 META = {"preset": "standard", "machine": {"machine_id": "m1"}, "status": "complete"}
 SPEC = jmh_views.Spec("demo rate", ("variant", "threads", "jdk"), "throughput", "ops/s")
@@ -77,7 +80,7 @@ def test_a_bad_explanations_file_is_refused_in_one_line(demo, text, message):
 
 def test_the_ratio_interval_resamples_lab_and_jmh_independently():
     """Equal fork counts are no pairing: the interval is the independent bootstrap's, not the by-rounds one."""
-    from mechsym import stats
+    from mechsym.judge import stats
 
     lab, jmh_v = [100.0, 101, 102, 103, 104], [100.0, 104, 101, 103, 102]
     r = jmh_views.ratio_estimate(lab, jmh_v)
@@ -117,7 +120,7 @@ def test_the_verdict_table_gets_a_jmh_sub_row_never_the_primary(demo, monkeypatc
 
 
 def test_the_verdict_cache_key_changes_with_a_jmh_run(demo, monkeypatch, tmp_path):
-    monkeypatch.setattr("mechsym.provenance.checkout_fingerprint", lambda name: "k")
+    monkeypatch.setattr("mechsym.store.provenance.checkout_fingerprint", lambda name: "k")
     before = verdict_cache._jmh_runs("demo")
     key = verdict_cache.cache_key("demo", "m1", None, False)
     save_runs(jmh_rate={"a": 90.0, "b": 50.0}, run="cccccc", lab_run=False)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mechsym import experiments, jmh
-from mechsym.jdk import Jdk
+from mechsym import experiments
+from mechsym.run import jmh
+from mechsym.jmh import claims as jmh_claims
+from mechsym.machine.jdk import Jdk
 
 ROOT = Path(__file__).resolve().parents[1]
 JDK = Jdk(home=Path("/opt/jdk-17"), feature=17, version="17.0.15", vendor="test")
@@ -53,6 +55,6 @@ def test_signalling_has_the_lock_and_condition_twin_beside_the_volatile_one():
 def test_every_new_claim_sub_row_names_cells_of_its_experiments_jmh_sweep():
     for claim_id in ("signalling.lock-1000x-volatile", "spsc.i4-10pct-faster", "disruptor.order-of-magnitude-over-queue",
                      "disruptor.beats-lock-free-queue"):
-        how = jmh.CLAIM_CELLS[claim_id]
+        how = jmh_claims.CLAIM_CELLS[claim_id]
         variants = {c.variant for c in jmh.cells(experiments.get(how.experiment), "jmh", "standard", None, [JDK])}
         assert {c["variant"] for c in how.cells} <= variants, claim_id

@@ -4,14 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from mechsym import kernels
+from mechsym.run import kernels
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT = 40
 
 
 def kernel_file(name: str) -> Path:
-    """The source file of a kernel as `mechsym.kernels` names it."""
+    """The source file of a kernel as `mechsym.run.kernels` names it."""
     if name.startswith("c:"):
         return ROOT / "c-src" / f"{name[2:]}.c"
     return ROOT / "java-src" / (name.replace(".", "/") + ".java")

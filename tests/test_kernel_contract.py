@@ -1,4 +1,4 @@
-"""The kernel contract of DESIGN.md ("Kernels"), checked on every kernel of mechsym.kernels.KERNELS.
+"""The kernel contract of DESIGN.md ("Kernels"), checked on every kernel of mechsym.run.kernels.KERNELS.
 
 - a bad argument value, an unknown argument, an argument given twice: exit 2, nothing on stdout, exactly
   one line on stderr naming the argument;
@@ -14,8 +14,8 @@ import re
 import pytest
 
 from conftest import ROOT, assert_refused, kernel_process
-from mechsym import kernels, launch
-from mechsym.kernels import COMMON_COLUMNS, KERNELS
+from mechsym.run import kernels, launch
+from mechsym.run.kernels import COMMON_COLUMNS, KERNELS
 
 IDS = [k.short for k in KERNELS]
 MAIN = re.compile(r"public\s+static\s+void\s+main\s*\(\s*(final\s+)?String\s*(\[\]|\.\.\.)\s*\w+\s*\)")

@@ -12,9 +12,12 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, java_kernel, mechsym
-from mechsym import analysis, bridge, overview, reference, store
+from mechsym.judge import analysis
+from mechsym.run import bridge
+from mechsym.view import overview
+from mechsym.store import reference, runs as store
 from mechsym.experiments import locks
-from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
+from mechsym.judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
 from synthetic import THREADS, save_synthetic, synthetic_locks
 
 matplotlib.use("Agg")

@@ -10,9 +10,9 @@ import pytest
 
 from conftest import assert_refused, java_kernel, without_jit_gc
 from conftest import run_kernel as _run_kernel
-from mechsym import bridge, launch
-from mechsym.jdk import discover, select
-from mechsym.launch import KernelError
+from mechsym.run import bridge, launch
+from mechsym.machine.jdk import discover, select
+from mechsym.run.launch import KernelError
 
 pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
 
@@ -121,7 +121,9 @@ def test_failed_counter_check_reports_no_number(workers):
 def test_sweep_stores_nothing_from_a_fork_that_failed_its_check(results_dir):
     import types
 
-    from mechsym import MechsymError, store, sweep
+    from mechsym import MechsymError
+    from mechsym.store import runs as store
+    from mechsym.run import sweep
 
     jdk = discover()[0]
 

@@ -16,7 +16,8 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import ROOT
-from mechsym import experiments, store
+from mechsym import experiments
+from mechsym.store import runs as store
 
 # one worker builds the two-machine store once and renders every notebook over it, the overview first: the verdicts
 # it judges for both machines are then read from the verdict cache by the notebooks after it (the module's fixture

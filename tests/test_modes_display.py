@@ -1,4 +1,4 @@
-"""Bimodal cells as the notebooks show them (mechsym.modes): the mode table with each mode's value and share, the
+"""Bimodal cells as the notebooks show them (mechsym.judge.modes): the mode table with each mode's value and share, the
 recorded number that separates the modes (named only when one does), a claim on a bimodal cell judged per mode,
 and the verdict table's marks explained in its caption. Synthetic locks rows, no kernel."""
 
@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mechsym import modes, plots, verdict_tables, verdicts
-from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, Claim, Rule, Verdict
+from mechsym.judge import modes, tables as verdict_tables, verdicts
+from mechsym.style import plots
+from mechsym.judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, Claim, Rule, Verdict
 from synthetic import synthetic_locks
 
 BIMODAL = [20e6, 21e6, 60e6, 61e6, 62e6]     # forks 0-1 slow, 2-4 fast

@@ -9,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mechsym import noise, procstat, store
+from mechsym.machine import noise, procstat
+from mechsym.store import runs as store
 
 SELF = 100  # the run's own process (the sweep); its kernels are its children
 

@@ -43,7 +43,7 @@ def experiment_of(nb: Path) -> str | None:
 def render_and_export(nb, out, preset, artifacts, request, page="smoke"):
     """Execute `nb` into `out` at `preset` and export it to tests/artifacts/<notebook>.<page>.html: no error, a
     figure, tables that read as numbers, and the page as a browser shows it."""
-    from mechsym.reports import execute, to_html
+    from mechsym.view.reports import execute, to_html
 
     execute(nb, out, preset=preset, timeout=600)
     executed = nbformat.read(out, as_version=4)

@@ -1,4 +1,4 @@
-"""mechsym.post_listings (and its commands in mechsym.originals): the posts' Java listings cut out of the posts'
+"""mechsym.fidelity.listings (and its commands in mechsym.fidelity.originals): the posts' Java listings cut out of the posts'
 text into a scratch directory outside the repository, with only the named edits made. Text only: nothing is
 compiled or run here."""
 
@@ -8,7 +8,8 @@ import shlex
 
 import pytest
 
-from mechsym import MechsymError, originals, post_listings as pl
+from mechsym import MechsymError
+from mechsym.fidelity import originals, listings as pl
 from mechsym.cli.parser import parser
 
 FAKE = """# A post

@@ -10,10 +10,11 @@ import pytest
 
 matplotlib.use("Agg")
 
-from mechsym import MechsymError, reference  # noqa: E402
+from mechsym import MechsymError  # noqa: E402
+from mechsym.store import reference
 from mechsym.experiments import pingbuffet as exp  # noqa: E402
-from mechsym.jdk import discover  # noqa: E402
-from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE  # noqa: E402
+from mechsym.machine.jdk import discover  # noqa: E402
+from mechsym.judge.verdicts import FAILS, HOLDS, UNMEASURABLE  # noqa: E402
 from synthetic import topology  # noqa: E402
 
 
@@ -145,6 +146,6 @@ def test_smoke_sweep_through_the_cli(smoke_store):
 
 @pytest.mark.kernel
 def test_the_variants_modes_are_the_kernels_own_through_jpype():
-    from mechsym import bridge
+    from mechsym.run import bridge
 
     assert {mode for mode, *_ in exp.VARIANTS.values()} == set(bridge.kernel(exp.sweep.KERNEL).modes())

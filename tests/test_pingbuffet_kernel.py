@@ -8,7 +8,7 @@ import time
 import pytest
 
 from conftest import kernel_process, run_kernel
-from mechsym.kernels import command
+from mechsym.run.kernels import command
 
 pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
 

@@ -5,7 +5,8 @@ import subprocess
 
 import pytest
 
-from mechsym import experiments, provenance
+from mechsym import experiments
+from mechsym.store import provenance
 
 KERNEL = """package mechsym.foo;
 
@@ -205,7 +206,8 @@ def test_a_changed_loop_marks_runs_stale_and_a_javadoc_edit_does_not(tmp_path):
         return r.stdout
 
     def banner():   # what a notebook shows above the runs (nb.whose) and on its verdict table
-        from mechsym import nb, store
+        from mechsym.view import nb
+        from mechsym.store import runs as store
 
         with pytest.MonkeyPatch.context() as mp:
             for k, v in env.items():
@@ -223,7 +225,8 @@ def test_a_changed_loop_marks_runs_stale_and_a_javadoc_edit_does_not(tmp_path):
 
 @pytest.mark.kernel
 def test_a_measuring_run_on_a_dirty_tree_is_refused_and_writes_nothing(tmp_path, monkeypatch):
-    from mechsym import MechsymError, experiments, sweep
+    from mechsym import MechsymError, experiments
+    from mechsym.run import sweep
 
     dirty = provenance.GitState("a" * 40, False, b"diff --git a/java-src/X.java b/java-src/X.java\n+x\n")
     monkeypatch.setattr(provenance, "git_state", lambda root=None: dirty)
@@ -238,8 +241,9 @@ def test_a_measuring_run_on_a_dirty_tree_is_refused_and_writes_nothing(tmp_path,
 
 
 def test_run_metadata_records_what_made_it(monkeypatch):
-    from mechsym import experiments, sweep
-    from mechsym.cpus import read_topology
+    from mechsym import experiments
+    from mechsym.run import sweep
+    from mechsym.machine.cpus import read_topology
 
     dirty = provenance.GitState("b" * 40, False, b"diff --git a/a b/a\n+1\n")
     monkeypatch.setattr(provenance, "git_state", lambda root=None: dirty)
@@ -256,7 +260,9 @@ def test_run_metadata_records_what_made_it(monkeypatch):
 def test_replication_counts_only_other_runs_of_the_same_kernels(tmp_path, monkeypatch):
     import hashlib
 
-    from mechsym import experiments, store, verdict_collect
+    from mechsym import experiments
+    from mechsym.store import runs as store
+    from mechsym.view import collect as verdict_collect
 
     root = tmp_path / "results"
     now = provenance.fingerprint("callerchoose")
@@ -284,7 +290,7 @@ def test_replication_counts_only_other_runs_of_the_same_kernels(tmp_path, monkey
 
 
 def test_a_notebook_over_a_stale_run_says_so(results_dir, smoke_store, tmp_path):
-    from mechsym.reports import execute
+    from mechsym.view.reports import execute
 
     shutil.copytree(smoke_store("callerchoose"), results_dir, dirs_exist_ok=True)
     for j in results_dir.glob("*/callerchoose/*.json"):

@@ -124,7 +124,7 @@ def test_with_code_keeps_the_code_and_never_the_parameters(tmp_path):
     """mechsym reports --with-code: code cells shown, the parameters cells (papermill's and the notebook's) not."""
     import nbformat
 
-    from mechsym.reports import SETUP, SETUP_TAG, to_html
+    from mechsym.view.reports import SETUP, SETUP_TAG, to_html
 
     nb = nbformat.v4.new_notebook()
     table = {"text/html": "<table><tr><td>312.4M ops/s</td><td>cross-core</td></tr></table>",

@@ -1,5 +1,5 @@
-"""The lab's one run loop (mechsym.sweep.execute) and its hooks: a session around the run, a prepare step before each
-fork, a handshake on a kernel's stderr/stdin (through mechsym.launch), cells run by a runner instead of a process,
+"""The lab's one run loop (mechsym.run.sweep.execute) and its hooks: a session around the run, a prepare step before each
+fork, a handshake on a kernel's stderr/stdin (through mechsym.run.launch), cells run by a runner instead of a process,
 and rows the hooks record. Fake kernels are small Python programs; nothing here measures anything."""
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ import types
 import pandas as pd
 import pytest
 
-from mechsym import MechsymError, launch, store, sweep
-from mechsym.launch import KernelError, Launch
-from mechsym.sweep import Cell
+from mechsym import MechsymError
+from mechsym.run import launch, sweep
+from mechsym.store import runs as store
+from mechsym.run.launch import KernelError, Launch
+from mechsym.run.sweep import Cell
 
 CSV = "print('iteration,warmup,metric,value,unit'); "
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from mechsym import stats, store, verdict_collect
-from mechsym.verdicts import DECISIVE
+from mechsym.judge import stats
+from mechsym.store import runs as store
+from mechsym.view import collect as verdict_collect
+from mechsym.judge.verdicts import DECISIVE
 
 SEEDS = [stats.SEED, 1, 2, 3, 4]
 

@@ -15,11 +15,13 @@ import pytest
 
 from conftest import default_sigint, mechsym
 from test_cli import wait_for_child
-from mechsym import MechsymError, bridge, store, sweep
-from mechsym import scratch as shared_scratch
+from mechsym import MechsymError
+from mechsym.run import bridge, sweep
+from mechsym.store import runs as store
+from mechsym.run import scratch as shared_scratch
 from mechsym.experiments import seqio
-from mechsym.launch import KernelError
-from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, OUTCOMES, UNMEASURABLE
+from mechsym.run.launch import KernelError
+from mechsym.judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, OUTCOMES, UNMEASURABLE
 
 
 @pytest.fixture
@@ -152,8 +154,8 @@ def mechsym_kernel(*args) -> str:
 
 
 def test_cells_cover_methods_regimes_and_dd(monkeypatch):
-    from mechsym.cpus import read_topology
-    from mechsym.jdk import discover
+    from mechsym.machine.cpus import read_topology
+    from mechsym.machine.jdk import discover
 
     monkeypatch.delenv("MECHSYM_SEQIO_SIZE", raising=False)
     cells = seqio.cells("standard", read_topology(), list(discover()))

@@ -5,8 +5,9 @@ import subprocess
 import pytest
 
 from conftest import java_kernel, without_jit_gc
-from mechsym import bridge, classpath, launch
-from mechsym.jdk import discover
+from mechsym.run import bridge, launch
+from mechsym import classpath
+from mechsym.machine.jdk import discover
 
 pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
 

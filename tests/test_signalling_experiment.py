@@ -13,11 +13,13 @@ import pytest
 matplotlib.use("Agg")
 
 from conftest import ROOT, java_kernel  # noqa: E402
-from mechsym import MechsymError, bridge, reference, sweep  # noqa: E402
+from mechsym import MechsymError  # noqa: E402
+from mechsym.run import bridge, sweep
+from mechsym.store import reference
 from mechsym.experiments import signalling as exp  # noqa: E402
 from mechsym.experiments.signalling import sweep as sweep_mod  # noqa: E402
-from mechsym.jdk import discover  # noqa: E402
-from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, for_notebook  # noqa: E402
+from mechsym.machine.jdk import discover  # noqa: E402
+from mechsym.judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, for_notebook  # noqa: E402
 from synthetic import topology  # noqa: E402
 
 NB_CV, NB_ITL = exp.NOTEBOOKS
@@ -255,7 +257,7 @@ def with_placement(df, split_forks=()):
 def test_forks_whose_counters_straddled_two_lines_do_not_vote():
     """counters_share_line = 0 on two of seven forks at 90 ns (each fork a warm-up and 3 measured runs): left out of
     the post verdict (verdict_collect), which the five one-line forks at 45 ns decide; counter_lines shows both."""
-    from mechsym import verdict_collect
+    from mechsym.view import collect as verdict_collect
 
     cells = {("volatile-spin", "17", "cross-core"): 45, ("c-spin", "c", "cross-core"): 45}
     df = synthetic(cells, forks=7).assign(protocol="post")
@@ -275,7 +277,7 @@ def test_forks_whose_counters_straddled_two_lines_do_not_vote():
 def test_the_straddle_note_only_on_claims_that_read_the_runs():
     """Two-line volatile forks are named on the lock-over-volatile ratio, which reads them, and not on the claims
     that read the locked cells alone (Claim.variants); every claim's variants are the sweep's."""
-    from mechsym import verdict_collect
+    from mechsym.view import collect as verdict_collect
     from mechsym.experiments.signalling import sweep
 
     assert all(set(c.variants) <= set(sweep.VARIANTS) for c in exp.CLAIMS)

@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 
 from conftest import run_kernel
-from mechsym import store
+from mechsym.store import runs as store
 from mechsym.experiments import singlewriter as exp
 from mechsym.experiments.singlewriter.rows import post_mhz
-from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE
+from mechsym.judge.verdicts import FAILS, HOLDS, UNMEASURABLE
 from test_singlewriter_experiment import post_like, synthetic
 
 
@@ -46,7 +46,7 @@ def test_contended_cas_cycles_at_the_runs_clock(monkeypatch):
 
 
 def test_the_post_clock_is_read_from_its_reference():
-    from mechsym import reference
+    from mechsym.store import reference
     ref = reference.load(exp.REFERENCE)
     assert post_mhz(ref) == 2400
     with pytest.raises(ValueError, match="clock"):

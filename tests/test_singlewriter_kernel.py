@@ -5,7 +5,7 @@ say so, the kernel runs in process through JPype, and the C methods are the swee
 import pytest
 
 from conftest import ROOT, assert_refused, kernel_process, run_kernel
-from mechsym import bridge
+from mechsym.run import bridge
 from mechsym.experiments import singlewriter as exp
 
 JAVA, C = exp.sweep.KERNEL, "c:" + exp.sweep.C_BINARY

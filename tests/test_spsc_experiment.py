@@ -9,11 +9,13 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, java_kernel, mechsym
-from mechsym import bridge, experiments, launch, reference, store
-from mechsym.cpus import Cpu, Topology, read_topology
-from mechsym.jdk import discover
-from mechsym.sweep import plan
-from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
+from mechsym.run import bridge, launch
+from mechsym import experiments
+from mechsym.store import reference, runs as store
+from mechsym.machine.cpus import Cpu, Topology, read_topology
+from mechsym.machine.jdk import discover
+from mechsym.run.sweep import plan
+from mechsym.judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
 from synthetic import topology
 
 exp = experiments.get("spsc")

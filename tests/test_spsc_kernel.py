@@ -11,8 +11,8 @@ import subprocess
 import pytest
 
 from conftest import assert_refused, java_kernel, run_kernel, without_jit_gc
-from mechsym import bridge
-from mechsym.jdk import discover
+from mechsym.run import bridge
+from mechsym.machine.jdk import discover
 
 pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial
 

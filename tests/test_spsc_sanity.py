@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from mechsym import bridge
+from mechsym.run import bridge
 
 KERNEL = "mechsym.spsc.SpscThroughput"
 VARIANTS = [str(q) for q in bridge.kernel(KERNEL).queues()]

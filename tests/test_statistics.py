@@ -15,7 +15,7 @@ import os
 import numpy as np
 import pytest
 
-from mechsym import bimodal, comparisons, stats
+from mechsym.judge import bimodal, comparisons, stats
 
 REPLICATES = int(os.environ.get("MECHSYM_STATS_REPLICATES", "60"))
 LARGE = REPLICATES >= 1000

@@ -7,7 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mechsym import MechsymError, fsio, layout, machine, runcheck, store
+from mechsym import MechsymError
+from mechsym.store import files as fsio, layout, integrity as runcheck, runs as store
+from mechsym.machine import identity as machine
 
 
 def rows(n=3, value=1.0):
@@ -358,7 +360,7 @@ def fake_host(tmp_path, name, model="AMD EPYC", mhz=("2596.122", "2596.122"), me
     if max_khz is not None:
         (sys_cpu / "cpu0" / "cpufreq").mkdir(parents=True)
         (sys_cpu / "cpu0" / "cpufreq" / "cpuinfo_max_freq").write_text(f"{max_khz}\n")
-    from mechsym.cpus import Cpu, Topology
+    from mechsym.machine.cpus import Cpu, Topology
 
     topo = Topology(tuple(Cpu(i, i, 0) for i in range(len(mhz))), model)
     return machine.id_from_facts(machine.machine_facts(topo, proc, sys_cpu, etc))
@@ -431,10 +433,10 @@ def test_aliases_relabel_this_hosts_legacy_runs_only(results_dir, monkeypatch):
     assert [m["_dir"] for m in store.runs("demo")] == ["amd-epyc-2cpu-24g"]
     # the unlisted run keeps its old id, which is not this machine, and says so
     assert store.load("demo", "amd-epyc-2cpu-24g")["value"].unique().tolist() == [7]
-    label = machine.machine_label("amd-epyc-2cpu-24g")
+    label = layout.machine_label("amd-epyc-2cpu-24g")
     assert "not verified as this machine" in label and "2000 MHz" in label
-    assert machine.machine_label("amd-epyc-2cpu-24g-aaaaaa").endswith(": this machine")
-    assert "2600 MHz" in machine.machine_label("amd-epyc-2cpu-24g-aaaaaa")
+    assert layout.machine_label("amd-epyc-2cpu-24g-aaaaaa").endswith(": this machine")
+    assert "2600 MHz" in layout.machine_label("amd-epyc-2cpu-24g-aaaaaa")
     assert sorted(store.load("demo", "all")["machine"].unique()) == ["amd-epyc-2cpu-24g", "amd-epyc-2cpu-24g-aaaaaa"]
     # a new run of this machine goes under its new id, beside the re-labelled one
     store.save("demo", rows(value=3), {"preset": "standard", "status": "complete", "run_id": "20260104T000000Z-standard-333333"})
@@ -447,7 +449,7 @@ def test_on_another_host_the_relabelled_runs_are_not_this_machine(results_dir, m
     legacy_store(results_dir, monkeypatch)
     monkeypatch.setenv("MECHSYM_MACHINE", "amd-epyc-2cpu-24g-bbbbbb")
     assert "amd-epyc-2cpu-24g-bbbbbb" not in store.machines()
-    assert machine.machine_label("amd-epyc-2cpu-24g-aaaaaa").endswith(": another machine")
+    assert layout.machine_label("amd-epyc-2cpu-24g-aaaaaa").endswith(": another machine")
     assert not machine.is_this_machine(store.default_machine("demo"))
 
 
@@ -490,12 +492,13 @@ def test_the_stored_results_alias_table_matches_its_runs():
     assert len(targets) == 1
     if os.environ.get("MECHSYM_MACHINE") is None and store.machine_id() in targets:
         assert targets <= set(store.machines(root)) and not dirs & set(store.machines(root))
-        assert machine.machine_label(targets.pop(), root).endswith(": this machine")
+        assert layout.machine_label(targets.pop(), root).endswith(": this machine")
 
 
 @pytest.mark.kernel
 def test_a_sweep_refuses_an_unwritable_store_before_measuring(tmp_path, monkeypatch):
-    from mechsym import experiments, sweep
+    from mechsym import experiments
+    from mechsym.run import sweep
 
     f = tmp_path / "results-file"
     f.write_text("")
@@ -516,7 +519,8 @@ def test_stored_metadata_names_no_persons_directories(results_dir, tmp_path, mon
 
     import pandas as pd
 
-    from mechsym import repo_root, store
+    from mechsym import repo_root
+    from mechsym.store import runs as store
 
     scratch = tmp_path / "scratch"
     monkeypatch.setenv("MECHSYM_SCRATCH", str(scratch))

@@ -1,13 +1,14 @@
 """The committed results: what every notebook shows by default is a run of the kernels in this checkout.
 
 A kernel change (its Java or C, the jars it imports, its sweep's cells) makes its experiment's stored runs stale
-(mechsym.provenance); this test then fails until the experiment's `standard` preset is re-run at a clean commit that
+(mechsym.store.provenance); this test then fails until the experiment's `standard` preset is re-run at a clean commit that
 contains the change (`make refresh`) and the run is committed with it."""
 
 import pytest
 
 from conftest import ROOT
-from mechsym import experiments, provenance, store
+from mechsym import experiments
+from mechsym.store import provenance, runs as store
 
 STORE = ROOT / "data" / "results"
 

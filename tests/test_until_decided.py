@@ -1,4 +1,4 @@
-"""`mechsym run EXP --until-decided` (mechsym.decide): the open claims and their cells, forks added until decided and
+"""`mechsym run EXP --until-decided` (mechsym.judge.decide): the open claims and their cells, forks added until decided and
 stored as a run extending the first, judged with it at the spent level; the error split over looks (a simulation);
 the run level (forks nested in runs); the refusals. A fake experiment whose cells are run by a Python runner (no
 process, no JVM): nothing here measures anything."""
@@ -12,11 +12,15 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from mechsym import MechsymError, decide, decide_plan, provenance, stats, store, sweep, verdict_cache, verdict_collect
-from mechsym import analysis, verdict_runs
-from mechsym.analysis import LAB
-from mechsym.estimates import Estimate, estimate, more_forks, undecidable
-from mechsym.verdicts import Claim, Rule, judge
+from mechsym import MechsymError
+from mechsym.judge import decide, plan as decide_plan, stats
+from mechsym.store import provenance, runs as store
+from mechsym.run import sweep
+from mechsym.view import cache as verdict_cache, collect as verdict_collect
+from mechsym.judge import analysis, runs as verdict_runs
+from mechsym.judge.analysis import LAB
+from mechsym.judge.estimates import Estimate, estimate, more_forks, undecidable
+from mechsym.judge.verdicts import Claim, Rule, judge
 
 NAME = "fakedecide"
 # per cell: (median, spread on the log scale); "wide" vs "base" is a ratio of ~1.15 against ">= 1.05": its first
@@ -73,7 +77,7 @@ def fake(results_dir, monkeypatch):
 
 
 def _meta(name, preset, topo, cells, overrides=None, state=None, allow_dirty=False):
-    from mechsym import noise
+    from mechsym.machine import noise
     return {"provenance": {}, "experiment": name, "preset": preset, "run_id": store.new_run_id(preset),
             "machine": {"machine_id": store.machine_id()}, "jdks": [], "git_commit": "0" * 40,
             "overrides": dict(overrides or {}), "start": store.now_utc(), "status": "running", "commands": [],
@@ -299,7 +303,7 @@ def test_a_discrete_statistic_says_more_forks_would_not_decide_it():
 
 
 def test_a_jmh_run_of_the_same_code_is_never_a_sibling(monkeypatch):
-    from mechsym import provenance
+    from mechsym.store import provenance
 
     base = {"run_id": "a", "preset": "standard"}
     lab = {"run_id": "b", "preset": "standard"}

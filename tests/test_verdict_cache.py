@@ -7,7 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from mechsym import store, verdict_cache, verdict_collect
+from mechsym.store import runs as store
+from mechsym.view import cache as verdict_cache, collect as verdict_collect
 
 NAME = "callerchoose"
 

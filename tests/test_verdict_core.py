@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mechsym import analysis, verdicts
-from mechsym.analysis import LAB, POST
-from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, Claim, Rule
+from mechsym.judge import analysis, tables, verdicts
+from mechsym.judge.analysis import LAB, POST
+from mechsym.judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, Claim, Rule
 
 RATIO = Claim("core.ratio", "post.md", "nb", "A is at least twice B.", "2x", "A over B", quote="A is 2x B",
               rule=Rule(">=", 2.0, reading="'twice' read as at least 2x"), statistic="A / B", unit="x")
@@ -103,15 +103,15 @@ def test_replication_counts_agreeing_runs_and_marks_flips():
     main = [judge([30, 31, 29, 30, 32], [10, 10.5, 9.8, 10.1, 10])]
     other_holds = [judge([30, 32, 29, 31, 30.5], [10, 10.2, 10, 10.1, 9.9])]
     other_fails = [judge([12, 12.5, 11.8, 12.2, 12.1], [10, 10.5, 9.8, 10.1, 10.2])]
-    v = verdicts.replicate(main, [main, other_holds, other_fails])[0]
+    v = tables.replicate(main, [main, other_holds, other_fails])[0]
     assert (v.runs_agree, v.runs_total, v.unstable) == (2, 3, True)
-    steady = verdicts.replicate(main, [main, other_holds])[0]
+    steady = tables.replicate(main, [main, other_holds])[0]
     assert (steady.runs_agree, steady.runs_total, steady.unstable) == (2, 2, False)
-    assert "2 of 2 runs" == verdicts.agreement(steady)
+    assert "2 of 2 runs" == tables.agreement(steady)
 
 
 def test_csv_table_has_the_agreed_columns():
-    t = verdicts.table([judge([30, 31, 29], [10, 10.5, 9.8])])
+    t = tables.table([judge([30, 31, 29], [10, 10.5, 9.8])])
     for col in ("claim", "scope", "protocol", "outcome", "now", "low", "high", "forks", "runs agreeing",
                 "runs stored", "then", "unstable"):
         assert col in t.columns
@@ -240,7 +240,7 @@ def test_the_primary_verdict_is_the_posts_protocol_on_jdk_17_unless_the_claim_na
 
 
 def test_claims_are_counted_once_and_bh_marks_the_ones_that_do_not_survive():
-    from mechsym import verdict_collect as vc
+    from mechsym.view import collect as vc
 
     other = Claim("core.other", "post.md", "nb", "B.", "1x", "B", quote="B", rule=RATIO.rule)
     third = Claim("core.third", "post.md", "nb", "C.", "1x", "C", quote="C", rule=RATIO.rule)
@@ -262,8 +262,8 @@ def test_an_interval_end_in_a_gap_of_the_resamples_is_near_its_threshold():
     """Forks nested in two runs give a bootstrap distribution with a gap; an interval end in the gap moves with the
     seed, so a threshold inside the gap marks the verdict near (stats.end_bands), where the 2%-of-width rule alone
     did not (the batching flip under seed 1)."""
-    from mechsym import stats
-    from mechsym.estimates import Estimate
+    from mechsym.judge import stats
+    from mechsym.judge.estimates import Estimate
 
     rng = np.random.default_rng(0)
     gap = np.concatenate([rng.normal(1.0, 0.05, 9_750), rng.normal(1.6, 0.01, 250)])   # 2.5% in a far mode

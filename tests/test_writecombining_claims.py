@@ -7,7 +7,7 @@ import pandas as pd
 
 from mechsym.experiments import writecombining as exp
 from mechsym.experiments.writecombining.verdicts import judge_knee, round_knees
-from mechsym.verdicts import FAILS, HOLDS, INCONCLUSIVE, LAB
+from mechsym.judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, LAB
 
 KNEE = exp.CLAIM["writecombining.four-buffers"]
 

@@ -12,10 +12,11 @@ import pytest
 
 matplotlib.use("Agg")
 
-from mechsym import MechsymError, reference, store  # noqa: E402
+from mechsym import MechsymError  # noqa: E402
+from mechsym.store import reference, runs as store
 from mechsym.experiments import writecombining as exp  # noqa: E402
-from mechsym.jdk import discover  # noqa: E402
-from mechsym.verdicts import FAILS, HOLDS, UNMEASURABLE  # noqa: E402
+from mechsym.machine.jdk import discover  # noqa: E402
+from mechsym.judge.verdicts import FAILS, HOLDS, UNMEASURABLE  # noqa: E402
 from synthetic import topology  # noqa: E402
 
 TOPO = topology()
@@ -193,7 +194,7 @@ TABLES = {
 
 @pytest.mark.parametrize("name", TABLES)
 def test_tables_read_as_numbers(name):
-    from mechsym.analysis import readable
+    from mechsym.judge.analysis import readable
 
     t = readable(TABLES[name](synthetic()))
     assert len(t)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, java_kernel, without_jit_gc
-from mechsym import bridge, launch
+from mechsym.run import bridge, launch
 from mechsym.experiments import writecombining as exp
 
 pytestmark = pytest.mark.kernel  # every test here runs a kernel or a sweep: serial

@@ -41,7 +41,8 @@ MACHINE = None      # None or "all": every stored machine side by side; a machin
 # %%
 from IPython.display import Markdown, display
 
-from mechsym import nb, overview, plots
+from mechsym.view import nb, overview
+from mechsym.style import plots
 
 plots.style()
 
@@ -120,7 +121,7 @@ nb.table(overview.left_out(claims))
 # *differ*: wholly outside, and the experiment's notebook lists what to check; *inconclusive*: neither.
 
 # %%
-from mechsym import jmh
+from mechsym.jmh import ratios as jmh
 
 jmh.overview(MACHINE)
 

@@ -33,15 +33,18 @@ PRESET = "stored"   # "stored": render the committed results; "smoke" | "standar
 MACHINE = None      # None: this machine (or the newest stored); a machine id; or "all"
 
 # %%
-from mechsym import nb, plots, reference, verdicts
-from mechsym.analysis import LAB, POST
+from mechsym.view import nb
+from mechsym.style import plots
+from mechsym.store import reference
+from mechsym.judge import tables
+from mechsym.judge.analysis import LAB, POST
 from mechsym.experiments import locks as exp
 
 plots.style()
 NB = "01-lock-implementations"
 
 # %%
-nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## The original results
@@ -144,7 +147,7 @@ nb.collapsed(summary, summary[summary["threads"].astype(str) == "1"], label="eve
 # *today's kernel* says whether the kernel's code is still the one measured.
 
 # %%
-from mechsym import fidelity
+from mechsym.fidelity import records as fidelity
 
 fidelity.section(exp.NAME)
 
@@ -157,7 +160,7 @@ fidelity.section(exp.NAME)
 # harnesses differ by more than 10% the text below the table says so and what to check.
 
 # %%
-from mechsym import jmh
+from mechsym.jmh import ratios as jmh
 
 jmh.section(exp.NAME, MACHINE)
 

@@ -31,15 +31,18 @@ PRESET = "stored"   # "stored": render the committed results; "smoke" | "standar
 MACHINE = None      # None: this machine (or the newest stored); a machine id; or "all"
 
 # %%
-from mechsym import nb, plots, reference, verdicts
-from mechsym.analysis import LAB, POST
+from mechsym.view import nb
+from mechsym.style import plots
+from mechsym.store import reference
+from mechsym.judge import tables
+from mechsym.judge.analysis import LAB, POST
 from mechsym.experiments import locks as exp
 
 plots.style()
 NB = "02-biased-locking"
 
 # %%
-nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## The original results
@@ -130,7 +133,7 @@ exp.plot_scaling(df, "single", ["monitor-thin", "monitor-biased", "reentrant"]);
 # *today's kernel* says whether the kernel's code is still the one measured.
 
 # %%
-from mechsym import fidelity
+from mechsym.fidelity import records as fidelity
 
 fidelity.section(exp.NAME)
 
@@ -144,7 +147,7 @@ fidelity.section(exp.NAME)
 # check.
 
 # %%
-from mechsym import jmh
+from mechsym.jmh import ratios as jmh
 
 jmh.section(exp.NAME, MACHINE)
 

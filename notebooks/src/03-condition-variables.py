@@ -33,14 +33,17 @@ MACHINE = None      # None: this machine (or the newest stored); a machine id; o
 # %%
 from IPython.display import display
 
-from mechsym import nb, plots, reference, verdicts
+from mechsym.view import nb
+from mechsym.style import plots
+from mechsym.store import reference
+from mechsym.judge import tables
 from mechsym.experiments import signalling as exp
 
 plots.style()
 NB = "03-condition-variables"
 
 # %%
-nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## CPU placements
@@ -186,7 +189,7 @@ nb.table(exp.run_to_run(df, ["locked", "volatile-spin"]))
 # *today's kernel* says whether the kernel's code is still the one measured.
 
 # %%
-from mechsym import fidelity
+from mechsym.fidelity import records as fidelity
 
 fidelity.section(exp.NAME, ["mechsym.signalling.LockedSignalling"])
 
@@ -200,7 +203,7 @@ fidelity.section(exp.NAME, ["mechsym.signalling.LockedSignalling"])
 # 10% the table says why (data/jmh/explanations.csv), or says UNEXPLAINED.
 
 # %%
-from mechsym import jmh
+from mechsym.jmh import ratios as jmh
 
 jmh.section(exp.NAME, MACHINE)
 

@@ -34,14 +34,16 @@ MACHINE = None      # None: this machine (or the newest stored); a machine id; o
 # %%
 from IPython.display import Markdown, display
 
-from mechsym import analysis, nb, plots, verdicts
+from mechsym.judge import analysis, tables
+from mechsym.view import nb
+from mechsym.style import plots
 from mechsym.experiments import seqio as exp
 
 plots.style()
 NB = "04-sequential-io"
 
 # %%
-nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## The original results
@@ -145,7 +147,7 @@ nb.table(analysis.unavailable(df, keys=("regime", "variant", "jdk")))
 # *today's kernel* says whether the kernel's code is still the one measured.
 
 # %%
-from mechsym import fidelity
+from mechsym.fidelity import records as fidelity
 
 fidelity.section(exp.NAME)
 

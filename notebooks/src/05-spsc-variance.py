@@ -39,14 +39,17 @@ MACHINE = None      # None: this machine (or the newest stored); a machine id; o
 # %%
 from IPython.display import Markdown, display
 
-from mechsym import nb, plots, reference, verdicts
+from mechsym.view import nb
+from mechsym.style import plots
+from mechsym.store import reference
+from mechsym.judge import tables
 from mechsym.experiments import spsc as exp
 
 NB = "05-spsc-variance"
 plots.style()
 
 # %%
-nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## The original results
@@ -205,7 +208,7 @@ nb.table(exp.jctools_table(df))
 # *today's kernel* says whether the kernel's code is still the one measured.
 
 # %%
-from mechsym import fidelity
+from mechsym.fidelity import records as fidelity
 
 fidelity.section(exp.NAME)
 
@@ -230,7 +233,7 @@ nb.table(exp.alignment_table(df))
 # themselves (modes, CVs over 30 JVMs) stay with the lab's forks: JMH's 5 forks a cell cannot show a 20% mode.
 
 # %%
-from mechsym import jmh
+from mechsym.jmh import ratios as jmh
 
 jmh.section(exp.NAME, MACHINE)
 

@@ -34,14 +34,17 @@ MACHINE = None      # None: this machine (or the newest stored); a machine id; o
 # %%
 from IPython.display import Markdown, display
 
-from mechsym import nb, plots, reference, verdicts
+from mechsym.view import nb
+from mechsym.style import plots
+from mechsym.store import reference
+from mechsym.judge import tables
 from mechsym.experiments import falsesharing as exp
 
 plots.style()
 NB = "06-false-sharing"
 
 # %%
-nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## The layouts
@@ -199,7 +202,7 @@ nb.table(exp.placement_table(df))
 # *today's kernel* says whether the kernel's code is still the one measured.
 
 # %%
-from mechsym import fidelity
+from mechsym.fidelity import records as fidelity
 
 fidelity.section(exp.NAME)
 
@@ -222,7 +225,7 @@ nb.table(exp.l1d_table(df))
 # the text below the table says so and what to check.
 
 # %%
-from mechsym import jmh
+from mechsym.jmh import ratios as jmh
 
 jmh.section(exp.NAME, MACHINE)
 

@@ -35,14 +35,17 @@ MACHINE = None      # None: this machine (or the newest stored); a machine id; o
 # %%
 from IPython.display import display
 
-from mechsym import nb, plots, reference, verdicts
+from mechsym.view import nb
+from mechsym.style import plots
+from mechsym.store import reference
+from mechsym.judge import tables
 from mechsym.experiments import signalling as exp
 
 plots.style()
 NB = "08-inter-thread-latency"
 
 # %%
-nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## CPU placements
@@ -200,7 +203,7 @@ nb.collapsed(exp.summary(df)[lambda s: s["variant"] != "locked"], label="every c
 # *today's kernel* says whether the kernel's code is still the one measured.
 
 # %%
-from mechsym import fidelity
+from mechsym.fidelity import records as fidelity
 
 fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"])
 
@@ -278,7 +281,7 @@ fidelity.section(exp.NAME, ["mechsym.signalling.VolatilePingPong", "c:pingpong"]
 # So the kernel runs the listing's loops over counters in the listing's slots, on one line, and lands within
 # 0.9-1.1 of the listing on both JDKs. What still moves a run is the host: its regimes (about 25, 35 and 190 ns/op
 # here), which the listing meets as often as the kernel does. The fidelity runs are
-# one command each (`python -m mechsym.originals commands`).
+# one command each (`python -m mechsym.fidelity.originals commands`).
 
 # %% [markdown]
 # ### Run to run
@@ -300,7 +303,7 @@ nb.table(exp.run_to_run(df, ["volatile-spin", "c-spin"]))
 # harnesses differ by more than 10% the text below the table says so and what to check.
 
 # %%
-from mechsym import jmh
+from mechsym.jmh import ratios as jmh
 
 jmh.section(exp.NAME, MACHINE)
 

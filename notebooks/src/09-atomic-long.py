@@ -35,14 +35,17 @@ PRESET = "stored"   # "stored": render the committed results; "smoke" | "standar
 MACHINE = None      # None: this machine (or the newest stored); a machine id; or "all"
 
 # %%
-from mechsym import nb, plots, reference, verdicts
+from mechsym.view import nb
+from mechsym.style import plots
+from mechsym.store import reference
+from mechsym.judge import tables
 from mechsym.experiments import atomiclong as exp
 
 plots.style()
 NB = "09-atomic-long"
 
 # %%
-nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## The original results
@@ -117,7 +120,7 @@ nb.table(exp.comparison(df, ref))
 # *today's kernel* says whether the kernel's code is still the one measured.
 
 # %%
-from mechsym import fidelity
+from mechsym.fidelity import records as fidelity
 
 fidelity.section(exp.NAME)
 
@@ -143,7 +146,7 @@ nb.collapsed(exp.summary(df), label="every cell, both protocols")
 # check.
 
 # %%
-from mechsym import jmh
+from mechsym.jmh import ratios as jmh
 
 jmh.section(exp.NAME, MACHINE)
 

@@ -35,14 +35,17 @@ PRESET = "stored"   # "stored": render the committed results; "smoke" | "standar
 MACHINE = None      # None: this machine (or the newest stored); a machine id; or "all"
 
 # %%
-from mechsym import nb, plots, reference, verdicts
+from mechsym.view import nb
+from mechsym.style import plots
+from mechsym.store import reference
+from mechsym.judge import tables
 from mechsym.experiments import singlewriter as exp
 
 plots.style()
 NB = "10-single-writer"
 
 # %%
-nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## The original results
@@ -183,7 +186,7 @@ exp.plot_fences(df);
 # written outside the repository.
 
 # %%
-from mechsym import fidelity
+from mechsym.fidelity import records as fidelity
 
 fidelity.section(exp.NAME)
 
@@ -204,7 +207,7 @@ nb.collapsed(exp.summary(df), label="every cell")
 # so and what to check.
 
 # %%
-from mechsym import jmh
+from mechsym.jmh import ratios as jmh
 
 jmh.section(exp.NAME, MACHINE)
 

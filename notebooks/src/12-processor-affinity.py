@@ -33,14 +33,17 @@ PRESET = "stored"   # "stored": render the committed results; "smoke" | "standar
 MACHINE = None      # None: this machine (or the newest stored); a machine id; or "all"
 
 # %%
-from mechsym import nb, plots, reference, verdicts
+from mechsym.view import nb
+from mechsym.style import plots
+from mechsym.store import reference
+from mechsym.judge import tables, verdicts
 from mechsym.experiments import affinity as exp
 
 plots.style()
 NB = exp.NOTEBOOK
 
 # %%
-nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## The original results
@@ -123,7 +126,7 @@ step.attrs.get("noise", "no noise record for this fork")
 # *today's kernel* says whether the kernel's code is still the one measured.
 
 # %%
-from mechsym import fidelity
+from mechsym.fidelity import records as fidelity
 
 fidelity.section(exp.NAME)
 

@@ -33,14 +33,17 @@ PRESET = "stored"   # "stored": render the committed results; "smoke" | "standar
 MACHINE = None      # None: this machine (or the newest stored); a machine id; or "all"
 
 # %%
-from mechsym import nb, plots, reference, verdicts
+from mechsym.view import nb
+from mechsym.style import plots
+from mechsym.store import reference
+from mechsym.judge import tables, verdicts
 from mechsym.experiments import pingbuffet as exp
 
 plots.style()
 NB = "13-ping-buffet"
 
 # %%
-nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## The original results
@@ -199,7 +202,7 @@ nb.table(exp.mean_table(df).reset_index())
 # lands within 0.9-1.1x of the listing. *reading* flags a ratio outside that band, or bounds that reach outside it;
 # *today's kernel* says whether the kernel's code is still the one measured.
 
-# The post's own code is java-ping at 99d6df0 (2013-06-30). `python -m mechsym.originals build` copies it out of its
+# The post's own code is java-ping at 99d6df0 (2013-06-30). `python -m mechsym.fidelity.originals build` copies it out of its
 # git tree into a scratch directory outside the repository and compiles it with javac 17; `mechsym fidelity-run`
 # runs it beside the kernel in alternating sets of fresh processes (kernel, listing, listing again). Two comparisons:
 # the IPC ping (1,000,000 pings a row, the kernel's `--protocol=post`, the median of the rows' p50) and the TCP
@@ -209,7 +212,7 @@ nb.table(exp.mean_table(df).reset_index())
 # post's, and has no fidelity row.
 
 # %%
-from mechsym import fidelity
+from mechsym.fidelity import records as fidelity
 
 fidelity.section(exp.NAME)
 

@@ -37,14 +37,17 @@ PRESET = "stored"   # "stored": render the committed results; "smoke" | "standar
 MACHINE = None      # None: this machine (or the newest stored); a machine id; or "all"
 
 # %%
-from mechsym import nb, plots, reference, verdicts
+from mechsym.view import nb
+from mechsym.style import plots
+from mechsym.store import reference
+from mechsym.judge import tables
 from mechsym.experiments import ipcqueue as exp
 
 plots.style()
 NB = "14-ipc-queue"
 
 # %%
-nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## What runs
@@ -149,13 +152,13 @@ nb.table(exp.alignment_table(df))
 # The post's own code is QueueEvolution at 0ede180 (2013-03-26, the post's date): `IpcPerfTest p` and `IpcPerfTest c`,
 # two JVMs sharing a `P1C1OffHeapQueue` in a memory-mapped file, capacity 1 << 16 and 50 M messages a run (the
 # post's sizes; the standard preset's come from the later commit cc36e06), its producer printing ops/sec per run.
-# `python -m mechsym.originals build` copies it out of its git tree into a scratch directory outside the repository
+# `python -m mechsym.fidelity.originals build` copies it out of its git tree into a scratch directory outside the repository
 # and compiles it with javac 17; `mechsym fidelity-run` runs it beside the kernel's post protocol at the same sizes,
 # in alternating sets of fresh processes, and compares the median run. The original goes through `Queue<Integer>`
 # (a boxed `Integer` per message, one cached instance); the kernel uses an int API.
 
 # %%
-from mechsym import fidelity
+from mechsym.fidelity import records as fidelity
 
 fidelity.section(exp.NAME)
 

@@ -37,14 +37,17 @@ PRESET = "stored"   # "stored": render the committed results; "smoke" | "standar
 MACHINE = None      # None: this machine (or the newest stored); a machine id; or "all"
 
 # %%
-from mechsym import nb, plots, reference, verdicts
+from mechsym.view import nb
+from mechsym.style import plots
+from mechsym.store import reference
+from mechsym.judge import tables
 from mechsym.experiments import disruptor as exp
 
 plots.style()
 NB = exp.NOTEBOOK
 
 # %%
-nb.table(verdicts.claims_table(exp.CLAIMS, NB))
+nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
 # ## The original results
@@ -144,7 +147,7 @@ exp.plot_pinning(df);
 # *today's kernel* says whether the kernel's code is still the one measured.
 
 # %%
-from mechsym import fidelity
+from mechsym.fidelity import records as fidelity
 
 fidelity.section(exp.NAME)
 
@@ -167,7 +170,7 @@ nb.collapsed(exp.forks_table(df), exp.forks_table(df, ["disruptor-yielding", "ab
 # the two harnesses differ by more than 10% the table says why (data/jmh/explanations.csv), or says UNEXPLAINED.
 
 # %%
-from mechsym import jmh
+from mechsym.jmh import ratios as jmh
 
 jmh.section(exp.NAME, MACHINE)
 

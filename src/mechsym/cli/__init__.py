@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     import signal
 
-    from ..interrupts import interrupt_on_stop_signals, signal_number
+    from ..run.interrupts import interrupt_on_stop_signals, signal_number
 
     interrupt_on_stop_signals()  # SIGTERM or SIGHUP: the same way out as Ctrl-C (clean-ups run, one line)
     try:

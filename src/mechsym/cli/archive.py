@@ -5,7 +5,7 @@ from __future__ import annotations
 
 def bundle_command(args) -> int:
     """Pack this machine's (or the given machine's) stored runs into one archive."""
-    from ..bundle import bundle
+    from ..store.bundle import bundle
 
     path, summary = bundle(args.output, args.machine, include_smoke=args.include_smoke)
     print(f"wrote {path}: {summary}")
@@ -14,7 +14,7 @@ def bundle_command(args) -> int:
 
 def import_command(args) -> int:
     """Add another machine's runs from a `mechsym bundle` archive."""
-    from ..bundle import import_bundle
+    from ..store.bundle import import_bundle
 
     print(import_bundle(args.archive))
     return 0

@@ -19,7 +19,7 @@ KEY_ORDER = ("variant", "jdk", "threads", "placement", "regime", "grid", "warmup
 
 def find_run(spec: str, experiment: str | None = None) -> dict:
     """The stored run a user names: its full id or a unique part of it (e.g. its last six hex digits)."""
-    from .. import store
+    from ..store import runs as store
 
     root = store.results_root()
     index = store.index(root)
@@ -65,7 +65,7 @@ def pick_metrics(ok, wanted: str | None) -> list[str]:
         return names
     units = dict(zip(ok["metric"].astype(str), ok["unit"].astype(str)))
     rates = [m for m in have if units.get(m) in RATE_UNITS]
-    # the JIT and GC time of each run (mechsym.harness) is about the harness, not the code: shown when asked
+    # the JIT and GC time of each run (mechsym.run.harness) is about the harness, not the code: shown when asked
     timed = [m for m in have if units.get(m) not in ("count", "bool") and not m.endswith(("jit_ms", "gc_ms"))]
     return rates or timed or have
 
@@ -92,7 +92,7 @@ def cell_keys(df, start: list[str]) -> list[str]:
 
 def per_cell(df, metrics: list[str], keys: list[str]):
     """Per cell and metric: the median over forks of each fork's median, the forks' range and their count."""
-    from ..analysis import LAB, measured, per_fork
+    from ..judge.analysis import LAB, measured, per_fork
 
     ok = measured(df, metrics)
     pf = per_fork(ok, LAB, by=keys + ["metric", "unit"])
@@ -101,7 +101,7 @@ def per_cell(df, metrics: list[str], keys: list[str]):
 
 
 def fmt_cell(v, unit: str, strip: bool) -> str:
-    from ..units import fmt_value
+    from ..style.units import fmt_value
 
     s = fmt_value(v, unit)
     if not s:

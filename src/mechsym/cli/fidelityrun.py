@@ -1,5 +1,5 @@
 """`mechsym fidelity-run`: a kernel beside the post's own code, a row appended to data/fidelity/<experiment>.csv
-(mechsym.fidelity_run does the work)."""
+(mechsym.fidelity.run does the work)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from .. import MechsymError
 
 
 def command(args) -> int:
-    from .. import fidelity_run
+    from ..fidelity import run as fidelity_run
 
     if not (args.figure or args.kernel_figure) or not (args.figure or args.listing_figure):
         raise MechsymError("fidelity-run: give --figure (both programs), or --kernel-figure and --listing-figure")

@@ -13,7 +13,7 @@ from .text import columns, duration_text, rel_path, text_table, when_text, wrap_
 
 def defer_import(name: str) -> None:
     """Bind `name` in sys.modules to a stand-in that imports the real module the first time one of its attributes
-    is used. `list` reads the store's index through mechsym.store, which imports pandas at its top but needs it
+    is used. `list` reads the store's index through mechsym.store.runs, which imports pandas at its top but needs it
     only to read rows; with the stand-in, `list` never pays pandas' ~0.4 s import. (importlib's LazyLoader does
     not do here: the next `import pandas` reads `__spec__`, and that loads it.)"""
     import importlib
@@ -52,12 +52,14 @@ def command() -> int:
     """`mechsym list`: this machine, the JDKs found, the experiments and the stored runs."""
     for heavy in ("pandas", "numpy"):
         defer_import(heavy)
-    from .. import experiments, jdk, machine, store
+    from .. import experiments
+    from ..machine import jdk, identity as machine
+    from ..store import layout, runs as store
 
     width = columns()
     out = []
     here = machine.machine_id()
-    out.append(f"machine  {machine.machine_label(here)}")
+    out.append(f"machine  {layout.machine_label(here)}")
     root = store.results_root()
     out.append(f"results  {rel_path(root)}" + ("  (MECHSYM_RESULTS)" if "MECHSYM_RESULTS" in __import__("os").environ else ""))
     out.append("")
@@ -112,7 +114,7 @@ def command() -> int:
 
 def _code(meta: dict) -> str:
     """'current' (with ' (allow-dirty)' when so recorded), 'stale 4bea8ad' or 'unknown' for the list of stored runs."""
-    from .. import provenance
+    from ..store import provenance
 
     state, _ = provenance.status(meta)
     if state == provenance.CURRENT:

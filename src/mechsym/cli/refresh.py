@@ -1,6 +1,6 @@
 """`mechsym refresh` (`make refresh`): re-run the `standard` preset of every experiment whose shown run is stale.
 
-A stored run is stale when the kernels that made it are not the checkout's (mechsym.provenance). Refresh says
+A stored run is stale when the kernels that made it are not the checkout's (mechsym.store.provenance). Refresh says
 which experiments it will re-run and about how long it will take, refuses a dirty tree (a refreshed run must name
 a clean commit), then runs them one at a time; each takes the bench lock, so nothing else measures meanwhile."""
 
@@ -17,7 +17,9 @@ PRESET = "standard"
 def stale_experiments(names: list[str] | None = None) -> list[tuple[str, str]]:
     """(experiment, why) for each experiment whose run shown on this machine is not current, or that has no
     `standard` or `full` run here."""
-    from .. import experiments, machine, provenance, store
+    from .. import experiments
+    from ..machine import identity as machine
+    from ..store import provenance, runs as store
 
     here = machine.machine_id()
     out = []
@@ -38,7 +40,8 @@ def stale_experiments(names: list[str] | None = None) -> list[tuple[str, str]]:
 
 
 def command(args) -> int:
-    from .. import experiments, sweep
+    from .. import experiments
+    from ..run import sweep
     from .run import per_fork_seconds
 
     names = [n.strip() for n in args.experiments.split(",")] if args.experiments else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def command(args) -> int:
-    from ..reports import build
+    from ..view.reports import build
 
     build(preset=args.preset, output=args.output, machine=args.machine,
           only=args.only.split(",") if args.only else None, with_code=args.with_code)

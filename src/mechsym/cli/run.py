@@ -11,8 +11,9 @@ from .text import columns, duration_text, rel_path, wrap_lines
 
 def command(args) -> int:
     """Run an experiment's sweep and store the results (or, with --dry-run, print its cells and commands)."""
-    from .. import experiments, sweep
-    from ..jdk import select
+    from .. import experiments
+    from ..run import sweep
+    from ..machine.jdk import select
 
     module = experiments.get(args.experiment)
     sweep.check_preset(args.preset)
@@ -21,6 +22,9 @@ def command(args) -> int:
     for opt, given in (("--budget", args.budget), ("--max-forks", args.max_forks)):
         if given is not None:
             raise MechsymError(f"{opt}: only with --until-decided")
+    if args.protocol == "jmh" and args.experiment not in experiments.with_jmh_cells():
+        raise MechsymError(f"protocol jmh: experiment {args.experiment} has no JMH benchmark cells yet "
+                           f"(experiments with them: {', '.join(experiments.with_jmh_cells())})")
     jdks = select(args.jdk)
     import shlex
 
@@ -48,9 +52,9 @@ def command(args) -> int:
 
 
 def _until_decided(args, module) -> int:
-    """`mechsym run EXP --until-decided`: forks added to the stored run's undecided claims (mechsym.decide)."""
-    from .. import decide
-    from ..jdk import select
+    """`mechsym run EXP --until-decided`: forks added to the stored run's undecided claims (mechsym.judge.decide)."""
+    from ..judge import decide
+    from ..machine.jdk import select
 
     if args.preset not in decide.PRESETS:
         raise MechsymError(f"--until-decided with --preset {args.preset}: allowed {', '.join(decide.PRESETS)} (a smoke "
@@ -76,7 +80,8 @@ def per_fork_seconds(experiment: str, preset: str) -> tuple[float | None, str]:
     where that comes from."""
     import statistics
 
-    from .. import machine, store
+    from ..machine import identity as machine
+    from ..store import runs as store
 
     root = store.results_root()
     here = machine.machine_id()

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from .. import MechsymError
-from .cells import (RATE_UNITS, cell_keys, find_run, fmt_cell, key_text, per_cell, pick_metrics, rows_of,
-                    sections)
+from .cells import RATE_UNITS, cell_keys, find_run, fmt_cell, key_text, per_cell, pick_metrics, rows_of, sections
 from .text import DASH, columns, run_line, text_table, wrap_lines
 
 
@@ -32,7 +31,9 @@ def _summary_table(cells, keys: list[str], width: int) -> tuple[list[str], str]:
 
 def show(args) -> int:
     """`mechsym show`: per-cell medians and ranges of one stored run (or of the run each machine shows)."""
-    from .. import experiments, machine, store
+    from .. import experiments
+    from ..machine import identity as machine
+    from ..store import layout, runs as store
 
     experiments.get(args.experiment)
     if args.run is not None and not args.run.strip():
@@ -41,7 +42,7 @@ def show(args) -> int:
         chosen = [find_run(args.run, args.experiment)]
     else:
         if args.preset:
-            from ..overrides import check_preset
+            from ..run.overrides import check_preset
 
             check_preset(args.preset)
         chosen = store.chosen_runs(args.experiment, args.machine, preset=args.preset)
@@ -56,7 +57,7 @@ def show(args) -> int:
         df = rows_of(meta)
         ok = df[df["status"] == "ok"] if "status" in df else df
         print(f"{args.experiment}: {run_line(meta)}")
-        print("\n".join(wrap_lines(f"machine {machine.machine_label(meta['_machine'])}", width)))
+        print("\n".join(wrap_lines(f"machine {layout.machine_label(meta['_machine'])}", width)))
         others = [m for m in store.runs(args.experiment, meta["_machine"]) if m["run_id"] != meta["run_id"]]
         if others:
             by = {}
@@ -101,8 +102,8 @@ def compare(args) -> int:
     """`mechsym compare`: two stored runs of an experiment side by side, cell by cell, with ratios."""
     import pandas as pd
 
-    from .. import machine
-    from ..units import fmt_ratio
+    from ..store import layout
+    from ..style.units import fmt_ratio
 
     a, b = find_run(args.run_a), find_run(args.run_b)
     experiment = a.get("experiment")
@@ -113,7 +114,7 @@ def compare(args) -> int:
     print(f"{experiment}: A = {run_line(a)}")
     print(f"{' ' * len(experiment)}  B = {run_line(b)}")
     for tag, m in (("A", a), ("B", b)):
-        print("\n".join(wrap_lines(f"{tag}: {machine.machine_label(m['_machine'])}", width, "   ")))
+        print("\n".join(wrap_lines(f"{tag}: {layout.machine_label(m['_machine'])}", width, "   ")))
     da, db = rows_of(a), rows_of(b)
     oka, okb = (d[d["status"] == "ok"] if "status" in d else d for d in (da, db))
     metrics = pick_metrics(pd.concat([oka, okb]), args.metric)

@@ -118,7 +118,7 @@ def run_line(meta: dict) -> str:
 def stale_mark(meta: dict) -> str:
     """'STALE: older kernels (commit 4bea8ad)', 'STALE: code unknown (why)', or for a run made by the checkout's
     kernels '' ('ALLOW-DIRTY' when it was measured on a tree with uncommitted changes)."""
-    from .. import provenance
+    from ..store import provenance
 
     state, why = provenance.status(meta)
     if state == provenance.CURRENT:

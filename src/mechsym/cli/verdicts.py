@@ -10,7 +10,7 @@ from .text import DASH, columns, text_table, when_text, wrap_lines
 def command(args) -> int:
     """Print every claim's verdict (of one experiment, or all); exit 1 when a claim could not be judged."""
     from .. import experiments
-    from ..verdict_collect import ERROR, collect, csv_frame
+    from ..view.collect import ERROR, collect, csv_frame
 
     if args.experiment:
         experiments.get(args.experiment)
@@ -31,9 +31,9 @@ def command(args) -> int:
 def _verdicts_text(out) -> list[str]:
     """Every verdict, notebook by notebook: which runs were judged, each claim in full, then one line per scope and
     protocol (wrapped to 100 columns, left-aligned)."""
-    from .. import machine
-    from ..overview import post_title
-    from ..verdict_collect import agreement, bh_line, claim_counts
+    from ..machine import identity as machine
+    from ..view.overview import post_title
+    from ..view.collect import agreement, bh_line, claim_counts
 
     width = columns()
     here = machine.machine_id()
@@ -83,7 +83,7 @@ def _verdicts_text(out) -> list[str]:
 
 def _jmh_ratios(args) -> int:
     """`mechsym verdicts --jmh`: the lab/JMH ratio table (jmh_ratios.overview_table), as text or CSV."""
-    from .. import jmh_ratios
+    from ..jmh import ratios as jmh_ratios
 
     t = jmh_ratios.overview_table(None if args.machine == "all" else args.machine)
     if args.experiment:

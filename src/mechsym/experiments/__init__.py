@@ -17,7 +17,7 @@ only the ones before it (tests/test_experiment_contract.py checks both):
 Its __init__ exports NAME, TITLE, NOTEBOOKS, PRESETS, cells, CLAIMS, verdicts (and whatever its notebook calls).
 Registering is being here: the contract test then checks its cells on fake topologies, its claims (unique ids,
 the post's own numbers passing its own claim) and its verdicts on empty results; its kernels are registered in
-mechsym.kernels for tests/test_kernel_contract.py.
+mechsym.run.kernels for tests/test_kernel_contract.py.
 """
 
 from __future__ import annotations
@@ -64,3 +64,13 @@ def meta(name: str) -> ModuleType:
 def metas() -> dict[str, ModuleType]:
     """Every experiment's meta module by name, read without pandas, numpy or matplotlib (for `mechsym list`)."""
     return {n: meta(n) for n in names()}
+
+
+def with_jmh_cells() -> list[str]:
+    """The experiments whose sweep has JMH benchmark cells (`mechsym run NAME --protocol jmh`)."""
+    out = []
+    for name in names():
+        m = get(name)
+        if getattr(m, "jmh_cells", None) or getattr(getattr(m, "sweep", None), "jmh_cells", None):
+            out.append(name)
+    return out

@@ -6,7 +6,7 @@ claims table says ('then')."""
 from __future__ import annotations
 
 
-from ...verdicts import Claim, Rule
+from ...judge.verdicts import Claim, Rule
 from .meta import NOTEBOOK, POST_FILE, REFERENCE
 
 QUOTE = ("The interesting thing I've observed is that the unpinned test will follow a step function of "

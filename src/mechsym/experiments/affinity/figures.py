@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ... import analysis, plots
+from ...judge import analysis
+from ...style import plots
 from .meta import PLACEMENTS
 from .rows import rates
 

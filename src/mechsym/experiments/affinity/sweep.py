@@ -15,11 +15,12 @@ import subprocess
 
 import pandas as pd
 
-from ... import MechsymError, classpath, scratch
-from ...cpus import Topology
-from ...jdk import Jdk
-from ...launch import Launch, run
-from ...sweep import Cell, Fork
+from ... import MechsymError, classpath
+from ...run import scratch
+from ...machine.cpus import Topology
+from ...machine.jdk import Jdk
+from ...run.launch import Launch, run
+from ...run.sweep import Cell, Fork
 from .meta import PLACEMENTS, PRESETS
 
 KERNEL = "mechsym.affinity.MulticastRate"

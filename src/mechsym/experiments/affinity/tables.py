@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...analysis import fmt_rate
+from ...judge import analysis
+from ...judge.analysis import fmt_rate
 from .meta import NAME, PLACEMENTS
 from .rows import PROTOCOLS, fork_values, rates, totals, trace
 
@@ -64,7 +64,7 @@ def step_trace(run_id: str, placement: str = "cross-core", fork: int = 0, machin
     """One stored fork's per-second sender and receiver rates, with what else its run recorded about that fork
     (its wall time, other processes' CPU seconds and steal while it ran: the bench's noise record). Empty when the
     run is not stored for this machine."""
-    from ... import store
+    from ...store import runs as store
 
     df = store.load(NAME, machine, latest=False)
     if df.empty or run_id not in set(df["run_id"]):

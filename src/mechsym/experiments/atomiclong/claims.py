@@ -7,7 +7,7 @@ claims about contention are judged at every thread count from 2 up to the CPUs t
 from __future__ import annotations
 
 
-from ...verdicts import Claim, Rule
+from ...judge.verdicts import Claim, Rule
 from .meta import POST_FILE, POST_FILE_DISRUPTOR, REFERENCE
 
 NB = "09-atomic-long"

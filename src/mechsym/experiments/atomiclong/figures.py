@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import analysis, plots
+from ...judge import analysis
+from ...style import plots
 from .rows import ORDERS, cpus_online, per_fork_table
 from .sweep import PRIMITIVES
 

@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ... import analysis
+from ...judge import analysis
 from .sweep import PRIMITIVES, VARIANTS
 
 POST = dataclasses.replace(analysis.POST, text="the one run of each fresh process, timed as the listing (thread "

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ... import MechsymError
-from ...cpus import Topology
-from ...jdk import Jdk
-from ...sweep import Cell
+from ...machine.cpus import Topology
+from ...machine.jdk import Jdk
+from ...run.sweep import Cell
 from .meta import PRESETS
 
 
@@ -90,7 +90,7 @@ JMH_BENCHMARK = "mechsym.jmh.AtomicLongIncrement.increment"
 def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
     """`--protocol jmh`: every Java variant at 2 threads (the contended claims), XADD and the CAS loop also at 1,
     on the first JDK; the host JVM under taskset over the CPUs the lab's N threads use."""
-    from ... import jmh
+    from ...run import jmh
 
     out = []
     for jdk in jmh.first_jdk(preset, jdks):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...analysis import fmt_ns, fmt_rate, fmt_ratio
+from ...judge import analysis
+from ...judge.analysis import fmt_ns, fmt_rate, fmt_ratio
 from .rows import ORDERS, cpus_online, per_fork_table, rows
 
 

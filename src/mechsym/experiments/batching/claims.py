@@ -6,7 +6,7 @@ passes its own claims."""
 from __future__ import annotations
 
 
-from ...verdicts import Claim, Rule
+from ...judge.verdicts import Claim, Rule
 from .meta import NOTEBOOKS, POST_FILE, REFERENCE
 from .rows import post_value
 from .sweep import BURST, HIGH, LOW

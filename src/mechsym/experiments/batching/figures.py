@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import analysis, plots
+from ...judge import analysis
+from ...style import plots
 from .rows import PROTOCOLS, forks, post_value
 from .sweep import BURST, DEVICE_US, MODES
 from .tables import load_points

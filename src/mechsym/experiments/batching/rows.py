@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ... import analysis
+from ...judge import analysis
 
 POST = dataclasses.replace(analysis.POST, text="one burst against an idle device, the first after the warm-up "
                            "bursts in each JVM: the post's worked example")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ... import MechsymError
-from ...cpus import Topology
-from ...jdk import Jdk
-from ...sweep import Cell
+from ...machine.cpus import Topology
+from ...machine.jdk import Jdk
+from ...run.sweep import Cell
 from .meta import PRESETS
 
 KERNEL = "mechsym.batching.SmartBatching"

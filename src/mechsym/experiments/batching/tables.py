@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...analysis import fmt_ns, median_of
+from ...judge import analysis
+from ...judge.analysis import fmt_ns, median_of
 from .rows import GATE, LAB, ORDERS, PROTOCOLS, forks, gated, post_value, rows
 from .sweep import BURST, DEVICE_US, HIGH, LOW, MODES
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from ... import analysis
-from ...verdicts import Verdict, estimate, judge, unmeasurable
+from ...judge import analysis
+from ...judge.verdicts import Verdict, estimate, judge, unmeasurable
 from .claims import CLAIM, CLAIMS
 from .rows import GATE, LAB, LAB_ALL_BURSTS, POST, gated, rows
 from .sweep import BURST, DEVICE_US, HIGH, LOW

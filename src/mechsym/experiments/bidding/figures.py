@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
-from ... import analysis, plots
+from ...judge import analysis
+from ...style import plots
 from .rows import PROTOCOLS, core_count, judged_items, per_fork_table, rows
 from .sweep import CONTAINERS
 

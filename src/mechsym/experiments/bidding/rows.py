@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ... import analysis
+from ...judge import analysis
 from .sweep import CONTAINERS, DEFAULT_CAPACITY
 
 POST = dataclasses.replace(analysis.POST, text="one simulation per item count, items ascending in one JVM, "

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...analysis import fmt_pct, fmt_rate
-from ...verdicts import estimate
+from ...judge import analysis
+from ...judge.analysis import fmt_pct, fmt_rate
+from ...judge.verdicts import estimate
 from .rows import ORDERS, PROTOCOLS, core_count, forks, judged_items, rows
 from .sweep import CAPACITIES, CONTAINERS, GC_VARIANTS, LOCK_FREE
 

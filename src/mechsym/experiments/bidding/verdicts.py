@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from ... import analysis
-from ...verdicts import Verdict, estimate, judge, least, unmeasurable
+from ...judge import analysis
+from ...judge.verdicts import Verdict, estimate, judge, least, unmeasurable
 from .claims import CAS, CLAIM, CLAIMS, MUTEX, RW
 from .rows import PROTOCOLS, core_count, forks, judged_items, rows
 from .sweep import CAPACITIES, CONTAINERS, LOCK_FREE

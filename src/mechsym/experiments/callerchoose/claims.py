@@ -5,7 +5,7 @@ The post gives no numbers: its claims are sentences, read generously; none has a
 from __future__ import annotations
 
 
-from ...verdicts import Claim, Rule
+from ...judge.verdicts import Claim, Rule
 from .meta import NOTEBOOKS, POST_FILE, SIZES
 
 NB = NOTEBOOKS[0]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import analysis, plots
+from ...judge import analysis
+from ...style import plots
 from .meta import SIZES
 from .rows import LAB, collectors, forks, per_jdk
 from .sweep import METHODS

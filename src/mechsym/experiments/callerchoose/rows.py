@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ... import analysis
+from ...judge import analysis
 
 POST = dataclasses.replace(analysis.POST, text="the first measured run after one warm-up run in each JVM (the post "
                            "prints no benchmark: the simplest one)")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ... import MechsymError
-from ...cpus import Topology
-from ...jdk import Jdk
-from ...sweep import Cell
+from ...machine.cpus import Topology
+from ...machine.jdk import Jdk
+from ...run.sweep import Cell
 from .meta import COLLECTORS, PRESETS, SIZES
 
 KERNEL = "mechsym.callerchoose.SplitCost"
@@ -44,7 +44,7 @@ JMH_SIZES = ["small", "medium"]   # CallerChoose's @Param words: 8 and 1000 (the
 def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
     """`--protocol jmh`: every method at the small and medium inputs under G1 with the lab's heap and young
     generation, on the first JDK; `-prof gc` gives bytes per call (gc.alloc.rate.norm) beside the time."""
-    from ... import jmh
+    from ...run import jmh
 
     p = PRESETS[preset]
     return [jmh.cell(m, JMH_BENCHMARK, {"method": m, "words": p["sizes"][s]}, jdk, preset,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...analysis import fmt_ns, fmt_ratio, fmt_rate, median_of
+from ...judge import analysis
+from ...judge.analysis import fmt_ns, fmt_ratio, fmt_rate, median_of
 from .meta import SIZES
 from .rows import LAB, ORDERS, collectors, forks, per_jdk, rows
 from .sweep import METHODS

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...verdicts import Claim, Rule
+from ...judge.verdicts import Claim, Rule
 from .meta import NOTEBOOK
 from .meta import POST_FILE
 from .meta import REFERENCE

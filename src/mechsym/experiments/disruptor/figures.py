@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ... import analysis, plots
-from ...plots import plt
+from ...judge import analysis
+from ...style import plots
+from ...style.plots import plt
 from .meta import PLACEMENTS
 from .rows import per_fork_table
 from .sweep import CHANNELS

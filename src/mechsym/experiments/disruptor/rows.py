@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
+from ...judge import analysis
 from .meta import PLACEMENTS
 from .sweep import CHANNELS
 

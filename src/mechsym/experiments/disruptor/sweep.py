@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import functools
 
-from ... import MechsymError, cpus
-from ...cpus import Topology
-from ...jdk import Jdk
-from ...sweep import Cell
+from ... import MechsymError
+from ...machine import cpus
+from ...machine.cpus import Topology
+from ...machine.jdk import Jdk
+from ...run.sweep import Cell
 from .meta import PLACEMENTS, PRESETS
 
 KERNEL = "mechsym.disruptor.DisruptorThroughput"
@@ -77,7 +78,7 @@ def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
     """`--protocol jmh`: the claims' channels, JMH's thread publishing 100,000 events per call and waiting for the
     consumer thread (@OperationsPerInvocation: events/s), on the first JDK, the host JVM under taskset over the
     cross-core pair (JMH cannot pin each thread)."""
-    from ... import jmh
+    from ...run import jmh
 
     pair = topo.placement(JMH_PLACEMENT) if topo is not None else None
     return [jmh.cell(c, JMH_BENCHMARK, {"channel": c}, jdk, preset, threads=1, cpus=pair,

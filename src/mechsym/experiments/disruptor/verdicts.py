@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from ... import analysis
-from ...verdicts import Verdict, estimate, judge, unmeasurable
+from ...judge import analysis
+from ...judge.verdicts import Verdict, estimate, judge, unmeasurable
 from .claims import CLAIM, CLAIMS
 from .meta import PLACEMENTS
 from .rows import LAB, PROTOCOLS, forks, rows

@@ -20,10 +20,12 @@ from .claims import CLAIM, CLAIMS
 from .figures import plot_layout_gaps, plot_scaling
 from .meta import NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, REFERENCE_JAVA7, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, layout_rows, rows
-from .sweep import (LAYOUTS, PLACEMENTS, cell_for, cells, layouts_table, parse_perf, perf_probe, pin_for,
-                    placements_table, thread_counts)
-from .tables import (array_line_table, findings, forks_table, l1d_table, layout_table, offsets, placement_table, reference_table,
-                     scaling_table, throughput_table)
+from .sweep import (
+    LAYOUTS, PLACEMENTS, cell_for, cells, layouts_table, parse_perf, perf_probe, pin_for, placements_table,
+    thread_counts)
+from .tables import (
+    array_line_table, findings, forks_table, l1d_table, layout_table, offsets, placement_table, reference_table,
+    scaling_table, throughput_table)
 from .verdicts import verdicts
 
 __all__ = [

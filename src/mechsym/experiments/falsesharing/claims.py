@@ -11,7 +11,7 @@ the reason, on a machine with fewer than 4 CPUs."""
 from __future__ import annotations
 
 
-from ...verdicts import Claim, Rule
+from ...judge.verdicts import Claim, Rule
 from .meta import POST_FILE, POST_FILE_JAVA7, REFERENCE, REFERENCE_JAVA7
 
 NB = "06-false-sharing"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import analysis, plots
+from ...judge import analysis
+from ...style import plots
 from .rows import PROTOCOLS, layout_rows, rows
 from .sweep import LAB_PLACEMENT, LAYOUTS
 

@@ -12,7 +12,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ... import analysis
+from ...judge import analysis
 from .sweep import LAB_PLACEMENT, LAYOUTS, PLACEMENTS, POST_PLACEMENT
 
 POST = dataclasses.replace(

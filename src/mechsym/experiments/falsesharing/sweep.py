@@ -10,10 +10,10 @@ from pathlib import Path
 import pandas as pd
 
 from ... import MechsymError
-from ...cpus import Topology
-from ...jdk import Jdk
-from ...launch import Launch, run
-from ...sweep import Cell, Fork
+from ...machine.cpus import Topology
+from ...machine.jdk import Jdk
+from ...run.launch import Launch, run
+from ...run.sweep import Cell, Fork
 from .meta import PRESETS
 
 
@@ -204,7 +204,7 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
 
 def placements_table(topo: Topology | None = None, threads: int = PLACEMENT_THREADS) -> pd.DataFrame:
     """Which CPUs each placement pins the threads to on this machine, or why it is missing."""
-    from ...cpus import read_topology
+    from ...machine.cpus import read_topology
 
     topo = topo or read_topology()
     rows = []
@@ -230,7 +230,7 @@ def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
     """`--protocol jmh`: FalseSharing.pair (a @Group of two threads, one counter each) for every layout JMH has,
     and FalseSharing.alone (one thread) for the first post's two, on the first JDK; the host JVM under taskset
     over the lab's cross-core CPUs (JMH cannot pin each thread). Names as the lab's: variant = layout."""
-    from ... import jmh
+    from ...run import jmh
 
     cpus = topo.placement(LAB_PLACEMENT) if topo is not None else None
     layouts = [v for v in LAYOUTS if v != "contended"]   # @Contended needs a JVM flag and jdk.internal: not in JMH

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...analysis import fmt_ns, fmt_rate, fmt_ratio
-from ...verdicts import estimate
+from ...judge import analysis
+from ...judge.analysis import fmt_ns, fmt_rate, fmt_ratio
+from ...judge.verdicts import estimate
 from .rows import ORDERS, PLACEMENT_OF, PROTOCOLS, forks, layout_rows, rows
 from .sweep import LAB_PLACEMENT, LAYOUTS, PLACEMENT_THREADS
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from ... import analysis
-from ...analysis import fmt_ns
-from ...verdicts import Verdict, estimate, judge, unmeasurable
+from ...judge import analysis
+from ...judge.analysis import fmt_ns
+from ...judge.verdicts import Verdict, estimate, judge, unmeasurable
 from .claims import CLAIM, CLAIMS, POST_THREADS
 from .rows import LAB, PLACEMENT_OF, PROTOCOLS, forks, layout_forks, layout_rows, rows
 

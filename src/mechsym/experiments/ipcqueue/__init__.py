@@ -7,7 +7,7 @@ in-heap baseline, mechsym.spsc.SpscThroughput (queue O1, Martin Thompson's queue
 
 The sweep (sweep.py): variant (processes, threads, in-heap, processes-unaligned) x placement (SMT siblings, the
 post's "same core"; cross core; unpinned) on the lowest JDK, with the post's JVM options; the queue file lives in a
-scratch directory under $MECHSYM_SCRATCH (mechsym.scratch), made by `session` and removed whatever happens. Protocols
+scratch directory under $MECHSYM_SCRATCH (mechsym.run.scratch), made by `session` and removed whatever happens. Protocols
 (rows.py): the post's best run per JVM, the lab's median of measured runs. Claims and verdicts in claims.py.
 """
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import analysis, plots
+from ...judge import analysis
+from ...style import plots
 from .rows import per_fork_table, reference_rates
 from .sweep import PLACEMENTS, VARIANTS
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
+from ...judge import analysis
 from .sweep import PLACEMENTS, VARIANTS
 
 POST = analysis.Protocol("post", "the best run of each fresh JVM, as the post chose its best", analysis.best_run)

@@ -3,10 +3,11 @@ directory the queue file lives in, and the cells they make."""
 
 from __future__ import annotations
 
-from ... import MechsymError, scratch
-from ...cpus import Topology
-from ...jdk import Jdk
-from ...sweep import Cell
+from ... import MechsymError
+from ...run import scratch
+from ...machine.cpus import Topology
+from ...machine.jdk import Jdk
+from ...run.sweep import Cell
 from .meta import NAME, PRESETS
 
 
@@ -92,6 +93,6 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
 
 
 def session(cells: list[Cell], meta: dict):
-    """The run-wide hook: the run's scratch directory for the queue files (mechsym.scratch: under $MECHSYM_SCRATCH,
+    """The run-wide hook: the run's scratch directory for the queue files (mechsym.run.scratch: under $MECHSYM_SCRATCH,
     refused without room, removed whatever happens)."""
     return scratch.session(NAME, 4 * max(CAPACITY, POST_CAPACITY) + 4096, meta)

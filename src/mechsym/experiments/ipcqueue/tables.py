@@ -8,9 +8,10 @@ import functools
 import numpy as np
 import pandas as pd
 
-from ... import analysis, cpus
-from ...analysis import fmt_rate
-from ...verdicts import estimate
+from ...judge import analysis
+from ...machine import cpus
+from ...judge.analysis import fmt_rate
+from ...judge.verdicts import estimate
 from .rows import ORDERS, per_fork_table, reference_rates, rows
 from .sweep import PLACEMENTS, PLACEMENT_TEXT, VARIANTS
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from ... import analysis
-from ...analysis import fmt_rate
-from ...verdicts import Verdict, estimate, judge, unmeasurable
+from ...judge import analysis
+from ...judge.analysis import fmt_rate
+from ...judge.verdicts import Verdict, estimate, judge, unmeasurable
 from .claims import CLAIMS, PINNED
 from .rows import PROTOCOLS, forks, rows
 

@@ -18,8 +18,7 @@ from .figures import COLORS, plot_reference, plot_runs, plot_scaling, plot_why
 from .meta import NAME, NOTEBOOKS, POST_FILE, POST_FILE_BIASED, PRESETS, REFERENCE, REFERENCE_BIASED, TITLE, VARIANTS
 from .rows import KEYS, PROTOCOLS, forks, one_thread, run_clocks, throughput
 from .sweep import KERNEL, MONITORS, POLICIES, WORKERS, cells, thread_counts
-from .tables import (osr_table, protocol_table, reference_table, scaling_table, summary, unavailable,
-                     why_table)
+from .tables import osr_table, protocol_table, reference_table, scaling_table, summary, unavailable, why_table
 from .verdicts import verdicts
 
 __all__ = [

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...verdicts import Claim, Rule
+from ...judge.verdicts import Claim, Rule
 from .meta import POST_FILE, POST_FILE_BIASED, REFERENCE, REFERENCE_BIASED
 
 NB1, NB2 = "01-lock-implementations", "02-biased-locking"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis, plots
-from ...analysis import POST, Protocol
-from ...plots import plt
+from ...judge import analysis
+from ...style import plots
+from ...judge.analysis import POST, Protocol
+from ...style.plots import plt
 from .meta import VARIANTS
 from .rows import forks, one_thread, throughput
 from .sweep import HARNESS, MONITORS, POLICIES

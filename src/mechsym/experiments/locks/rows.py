@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import analysis, store
-from ...analysis import LAB, POST, Protocol
+from ...judge import analysis
+from ...store import runs as store
+from ...judge.analysis import LAB, POST, Protocol
 from .meta import NAME, VARIANTS
 from .sweep import HARNESS, MONITORS, POLICIES
 

@@ -10,9 +10,9 @@ Two grids, every JDK found:
 
 from __future__ import annotations
 
-from ...cpus import Topology
-from ...jdk import Jdk
-from ...sweep import Cell
+from ...machine.cpus import Topology
+from ...machine.jdk import Jdk
+from ...run.sweep import Cell
 from .meta import PRESETS, VARIANTS
 
 KERNEL = "mechsym.locks.LockContention"
@@ -63,7 +63,7 @@ def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
     """`--protocol jmh`: every variant at 1 thread, and the unbiased ones (monitor-default, reentrant, atomic,
     stamped) at 2, as the JMH benchmark with the variant's JVM flags on the forks, on the first JDK (the lowest: the
     one that still has biased locking); ~5.5 minutes at the standard preset."""
-    from ...jmh import cell, first_jdk
+    from ...run.jmh import cell, first_jdk
     two = [v for v in PRESETS[preset]["variants"] if v not in BIASED]
     return [cell(v, JMH_BENCHMARK, {"lock": VARIANTS[v][0]}, jdk, preset, threads=t, flags=VARIANTS[v][1])
             for jdk in first_jdk(preset, jdks) for t, variants in ((1, PRESETS[preset]["variants"]), (2, two))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import analysis
-from ...analysis import LAB, POST, Protocol
+from ...judge import analysis
+from ...judge.analysis import LAB, POST, Protocol
 from .meta import VARIANTS
 from .rows import KEYS, ORDER, forks, one_thread, throughput
 from .sweep import HARNESS, POLICIES

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...analysis import fmt_rate, fmt_ratio
-from ...verdicts import Verdict, estimate, judge, least, most, unmeasurable
+from ...judge import analysis
+from ...judge.analysis import fmt_rate, fmt_ratio
+from ...judge.verdicts import Verdict, estimate, judge, least, most, unmeasurable
 from .claims import CLAIM, CLAIMS
 from .rows import KEYS, PROTOCOLS, run_clocks, throughput
 from .sweep import BIASED

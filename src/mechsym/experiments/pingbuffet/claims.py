@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...verdicts import Claim, Rule
+from ...judge.verdicts import Claim, Rule
 from .meta import NOTEBOOKS, POST_FILE, REFERENCE
 
 NB = NOTEBOOKS[0]

@@ -4,7 +4,8 @@ Figures that read results draw one panel per machine (analysis.split)."""
 
 from __future__ import annotations
 
-from ... import analysis, plots
+from ...judge import analysis
+from ...style import plots
 from .meta import JUDGED, VARIANTS
 from .meta import supported
 from .rows import ORDERS, P, STATS, SUMMARY, rows

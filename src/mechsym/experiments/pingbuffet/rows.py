@@ -12,7 +12,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ... import analysis
+from ...judge import analysis
 from .meta import PLACEMENTS, VARIANTS
 
 POST = dataclasses.replace(analysis.POST, text="the kernel's post protocol (raw round trips sorted, as the post's "

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import functools
 
-from ... import MechsymError, cpus, scratch
-from ...cpus import Topology
-from ...jdk import Jdk
-from ...sweep import Cell
+from ... import MechsymError
+from ...machine import cpus
+from ...run import scratch
+from ...machine.cpus import Topology
+from ...machine.jdk import Jdk
+from ...run.sweep import Cell
 from .meta import JUDGED, NAME, PLACEMENTS, PRESETS, VARIANTS
 
 KERNEL = "mechsym.ping.PingBuffet"
@@ -60,7 +62,7 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
 
 
 def session(cells: list[Cell], meta: dict):
-    """The run-wide hook: the run's scratch directory for the IPC variant's mapped file (mechsym.scratch: under
+    """The run-wide hook: the run's scratch directory for the IPC variant's mapped file (mechsym.run.scratch: under
     $MECHSYM_SCRATCH, refused without room, removed whatever happens)."""
     return scratch.session(NAME, IPC_FILE_BYTES, meta)
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...analysis import fmt_ns, fmt_ratio
-from ...verdicts import estimate
+from ...judge import analysis
+from ...judge.analysis import fmt_ns, fmt_ratio
+from ...judge.verdicts import estimate
 from .meta import JUDGED, VARIANTS, supported
 from .rows import LAB, ORDERS, POST, STATS, SUMMARY, forks, median, rows
 from .sweep import PINNED

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from ...analysis import fmt_ns
-from ...verdicts import Verdict, estimate, judge, least, unmeasurable
+from ...judge.analysis import fmt_ns
+from ...judge.verdicts import Verdict, estimate, judge, least, unmeasurable
 from .claims import CLAIM, CLAIMS, STATS
 from .rows import PROTOCOLS, forks, median
 from .sweep import PINNED

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...verdicts import Claim, Rule
+from ...judge.verdicts import Claim, Rule
 from .meta import POST_FILE, REFERENCE
 from .rows import reference_medians
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import analysis, plots
-from ...plots import plt
+from ...judge import analysis
+from ...style import plots
+from ...style.plots import plt
 from .meta import POST_METHODS
 from .rows import PROTOCOL_NAMES, throughput
 from .sweep import DD, METHODS, REGIMES

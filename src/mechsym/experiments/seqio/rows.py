@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import analysis
-from ...analysis import Protocol
+from ...judge import analysis
+from ...judge.analysis import Protocol
 from .meta import REFERENCE
 from .sweep import ALL, DD, MB, METHODS, REGIMES, WARMUP_PASSES
 
@@ -37,7 +37,7 @@ def throughput(df: pd.DataFrame, measured_only: bool = False) -> pd.DataFrame:
 
 def reference() -> pd.DataFrame:
     """The post's two tables (data/reference), with MB/s and pass columns."""
-    from ...reference import load
+    from ...store.reference import load
 
     ref = load(REFERENCE).copy()
     ref["MB/s"] = ref["value"] / MB

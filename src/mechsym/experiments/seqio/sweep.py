@@ -1,4 +1,4 @@
-"""Presets, methods, regimes and cells of seqio, and the hooks it gives the lab's one run loop (mechsym.sweep).
+"""Presets, methods, regimes and cells of seqio, and the hooks it gives the lab's one run loop (mechsym.run.sweep).
 
 Regimes (the `regime` column):
 - page-cache: a 400MB file (the post's first size) that fits the page cache; nothing is synced or evicted.
@@ -32,12 +32,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from ... import MechsymError, scratch, store
-from ...cpus import Topology
-from ...jdk import Jdk
-from ...launch import KernelError
-from ...scratch import check_space, evict, eviction_available, scratch_base
-from ...sweep import Cell, Fork, check_preset
+from ... import MechsymError
+from ...run import scratch
+from ...store import runs as store
+from ...machine.cpus import Topology
+from ...machine.jdk import Jdk
+from ...run.launch import KernelError
+from ...run.scratch import check_space, evict, eviction_available, scratch_base
+from ...run.sweep import Cell, Fork, check_preset
 from .meta import PRESETS
 
 KERNEL = "mechsym.io.SequentialIo"

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis, nb
-from ...analysis import by_machine
+from ...judge import analysis
+from ...store import runs as store
+from ...judge.analysis import by_machine
 from .meta import NAME, POST_METHODS
 from .rows import ORDERS, PROTOCOL_NAMES, reference_medians, throughput
 from .sweep import DD, METHODS, POST_REGIME, REGIMES
@@ -93,7 +94,7 @@ def residency(df: pd.DataFrame) -> pd.DataFrame:
 def run_info(df: pd.DataFrame) -> pd.DataFrame:
     """Where the file lived and how each regime was made, from the runs' metadata (one column per run)."""
     rows = []
-    for m in nb.run_metadata(df, NAME):
+    for m in store.run_metadata(df, NAME):
         sc = m.get("scratch", {})
         sizes = df[df["run_id"] == m["run_id"]].groupby("regime")["size_bytes"].max() if "regime" in df else {}
         rot = sc.get("rotational")

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...analysis import Protocol, by_machine
-from ...verdicts import Verdict, estimate, judge, least, unmeasurable
+from ...judge import analysis
+from ...judge.analysis import Protocol, by_machine
+from ...judge.verdicts import Verdict, estimate, judge, least, unmeasurable
 from .claims import BUFFERS, CLAIM, CLAIMS, COLD, OTHERS, mapped_write_lead, narrowing
 from .meta import POST_METHODS
 from .rows import POST, PROTOCOLS, throughput

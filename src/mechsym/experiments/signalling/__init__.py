@@ -22,8 +22,9 @@ from .figures import plot_ns_per_op, plot_percentiles, plot_reference_cv, plot_s
 from .meta import NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, REFERENCE_ITL, TITLE
 from .rows import LAB, POST, PROTOCOLS, forks, per_fork_table, rows
 from .sweep import PLACEMENTS, VARIANTS, cell_for, cells, pin_for, placements_table
-from .tables import (bounded_runs, comparison_cv, comparison_itl, counter_lines, forks_table, java_vs_c, percentiles,
-                     reference_cv_table, reference_itl_table, run_to_run, summary, timer_table, wide_table)
+from .tables import (
+    bounded_runs, comparison_cv, comparison_itl, counter_lines, forks_table, java_vs_c, percentiles,
+    reference_cv_table, reference_itl_table, run_to_run, summary, timer_table, wide_table)
 from .verdicts import protocols_table, verdicts
 
 __all__ = [

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...verdicts import Claim, Rule
+from ...judge.verdicts import Claim, Rule
 from .meta import POST_FILE, POST_FILE_ITL, REFERENCE, REFERENCE_ITL
 
 NB_CV, NB_ITL = "03-condition-variables", "08-inter-thread-latency"

@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis, plots
-from ...plots import plt
+from ...judge import analysis
+from ...style import plots
+from ...style.plots import plt
 from .rows import ORDERS, lab_rows, per_fork_table
 from .sweep import PLACEMENTS, VARIANTS
 from .tables import PERCENTILES

@@ -15,7 +15,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ... import analysis
+from ...judge import analysis
 from .sweep import PLACEMENTS, VARIANTS
 
 POST = dataclasses.replace(

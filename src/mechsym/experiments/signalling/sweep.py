@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import functools
 
-from ... import MechsymError, cpus
-from ...cpus import Topology
-from ...jdk import Jdk
-from ...sweep import Cell
+from ... import MechsymError
+from ...machine import cpus
+from ...machine.cpus import Topology
+from ...machine.jdk import Jdk
+from ...run.sweep import Cell
 from .meta import PRESETS
 
 
@@ -139,7 +140,7 @@ def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
     """`--protocol jmh`: the lock + condition ping-pong and the volatile one (busy spin, yield), each a @Group of
     two threads, on the first JDK, the host JVM under taskset over the cross-core pair (JMH cannot pin each
     thread)."""
-    from ... import jmh
+    from ...run import jmh
 
     pair = topo.placement(JMH_PLACEMENT) if topo is not None else None
     return [jmh.cell(v, bench, params, jdk, preset, threads=2, cpus=pair,

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...analysis import fmt_ns, fmt_rate, fmt_ratio
-from ...verdicts import estimate
+from ...judge import analysis
+from ...judge.analysis import fmt_ns, fmt_rate, fmt_ratio
+from ...judge.verdicts import estimate
 from .meta import NAME
 from .rows import ORDERS, lab_rows, median, per_fork_table, rows
 from .sweep import PLACEMENTS
@@ -233,7 +233,8 @@ def run_to_run(df: pd.DataFrame, variants: list[str] | None = None, placement: s
 
     On a shared or virtual machine one run is not the machine: a cell can move by several times between runs an
     hour apart. Falls back to the rows given when the store has no other run."""
-    from ... import MechsymError, store
+    from ... import MechsymError
+    from ...store import runs as store
 
     run = str(df["run_id"].iloc[0]) if "run_id" in df and len(df) else ""
     preset = run.split("-")[1] if run.count("-") >= 2 else None

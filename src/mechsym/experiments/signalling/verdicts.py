@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 import numpy as np
 import pandas as pd
-from ... import analysis
-from ...analysis import fmt_ns
-from ...verdicts import HOLDS, UNMEASURABLE, Verdict, estimate, judge, unmeasurable
+from ...judge import analysis
+from ...judge.analysis import fmt_ns
+from ...judge.verdicts import HOLDS, UNMEASURABLE, Verdict, estimate, judge, unmeasurable
 from .claims import CLAIM, CLAIMS, PINNED
 from .rows import PROTOCOLS, forks, median, post_rows, rows
 
@@ -110,7 +110,7 @@ def verdicts(df: pd.DataFrame) -> list[Verdict]:
 def protocols_table(df: pd.DataFrame, notebook: str) -> pd.DataFrame:
     """The verdicts whose outcome changes with the protocol: post (first, cold run of each JVM) beside lab (median
     of the warmed-up runs), same machine, same forks. A one-row note when the two agree everywhere."""
-    from ...verdicts import for_notebook
+    from ...judge.verdicts import for_notebook
 
     pairs: dict[tuple, dict] = {}
     for v in for_notebook(verdicts(df), notebook):

@@ -6,7 +6,7 @@ Every threshold cites the post's sentence and states how its words are read; the
 from __future__ import annotations
 
 
-from ...verdicts import Claim, Rule
+from ...judge.verdicts import Claim, Rule
 from .meta import POST_FILE_BARRIERS, POST_FILE, REFERENCE
 from .rows import post_cycles, post_ms
 from .sweep import TABLE

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import analysis, plots
+from ...judge import analysis
+from ...style import plots
 from .meta import POST_ITERATIONS
 from .rows import PROTOCOLS, forks, post_ms, runtimes
 from .sweep import FENCES, TABLE

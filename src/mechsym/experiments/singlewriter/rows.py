@@ -12,7 +12,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ... import analysis
+from ...judge import analysis
 from .meta import POST_ITERATIONS
 from .sweep import JAVA_METHODS, TABLE
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ... import MechsymError
-from ...cpus import Topology
-from ...jdk import Jdk
-from ...sweep import Cell
+from ...machine.cpus import Topology
+from ...machine.jdk import Jdk
+from ...run.sweep import Cell
 from .meta import PRESETS
 
 KERNEL = "mechsym.singlewriter.CounterCost"
@@ -97,7 +97,7 @@ JMH_METHODS = ["plain", "release", "barrier", "cas", "lock"]   # SingleWriter's 
 def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
     """`--protocol jmh`: the post's table (plain, barrier, CAS, lock at one thread; CAS and lock at two) and the
     release store, on the first JDK; two threads under taskset over the lab's cross-core pair."""
-    from ... import jmh
+    from ...run import jmh
 
     pair = topo.placement(TWO_THREADS) if topo is not None else None
     cells_ = [(m, 1) for m in JMH_METHODS] + [(m, 2) for m in SHARED]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...analysis import fmt_ns, fmt_ratio
-from ...verdicts import estimate
+from ...judge import analysis
+from ...judge.analysis import fmt_ns, fmt_ratio
+from ...judge.verdicts import estimate
 from .meta import POST_ITERATIONS
 from .rows import ORDERS, PROTOCOLS, failures, forks, median, post_ms, rows, runtimes
 from .sweep import FENCES, FOLDING, TABLE

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from ... import analysis, store
-from ...verdicts import Verdict, estimate, judge, least, unmeasurable
+from ...judge import analysis
+from ...store import runs as store
+from ...judge.verdicts import Verdict, estimate, judge, least, unmeasurable
 from .claims import CLAIM, CLAIMS, KEYS, STEPS
 from .meta import NAME
 from .rows import LAB, PROTOCOLS, forks, rows, runtimes, table_forks

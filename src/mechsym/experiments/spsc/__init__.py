@@ -18,13 +18,13 @@ layouts), figures in figures.py (the post's sorted runs), claims in claims.py, v
 
 from .claims import CLAIM, CLAIMS
 from .figures import COLORS, plot_runs_side_by_side, plot_sorted_grid, plot_sorted_runs
-from .meta import (MAIN_OPTIONS, NAME, NOTEBOOK, NOTEBOOKS, OPTION_SETS, POST_FILE, PRESETS, QUEUES, REFERENCE,
-                   TITLE)
+from .meta import MAIN_OPTIONS, NAME, NOTEBOOK, NOTEBOOKS, OPTION_SETS, POST_FILE, PRESETS, QUEUES, REFERENCE, TITLE
 from .rows import POST, PROTOCOLS, layout_rows, offsets, run_summaries
-from .sweep import (CT_OPTIONS, KERNEL, LAYOUT_KERNEL, PLACEMENT_LABELS, PLACEMENTS, POST_QUEUES, SAME_CORE, cells,
-                    option_sets_table)
-from .tables import (alignment_table, jctools_table, layout_checks, layout_table, layout_vs_post, stored_runs,
-                     unavailable_cells, variance_display, variance_table, vm_options_table, winners_table)
+from .sweep import (
+    CT_OPTIONS, KERNEL, LAYOUT_KERNEL, PLACEMENT_LABELS, PLACEMENTS, POST_QUEUES, SAME_CORE, cells, option_sets_table)
+from .tables import (
+    alignment_table, jctools_table, layout_checks, layout_table, layout_vs_post, stored_runs, unavailable_cells,
+    variance_display, variance_table, vm_options_table, winners_table)
 from .verdicts import verdicts
 
 __all__ = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...verdicts import Claim, Rule
+from ...judge.verdicts import Claim, Rule
 from .meta import MAIN_OPTIONS, NOTEBOOK, POST_FILE, REFERENCE
 from .sweep import CT_OPTIONS
 

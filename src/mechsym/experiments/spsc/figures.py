@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from matplotlib.ticker import MaxNLocator
 
-from ... import analysis, plots
+from ...judge import analysis
+from ...style import plots
 from .meta import MAIN_OPTIONS, OPTION_SETS, QUEUES
 from .rows import cell, run_summaries
 from .sweep import PLACEMENTS, PLACEMENT_LABELS

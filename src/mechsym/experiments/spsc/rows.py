@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
+from ...judge import analysis
 from .meta import OPTION_SETS, QUEUES
 from .sweep import PLACEMENTS
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...cpus import PLACEMENTS as TOPOLOGY_PLACEMENTS, Topology
-from ...jdk import Jdk
-from ...sweep import Cell
+from ...machine.cpus import PLACEMENTS as TOPOLOGY_PLACEMENTS, Topology
+from ...machine.jdk import Jdk
+from ...run.sweep import Cell
 from .meta import MAIN_OPTIONS, OPTION_SETS, PRESETS
 
 KERNEL = "mechsym.spsc.SpscThroughput"
@@ -76,7 +76,7 @@ def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
     as a @Group, under the post's options as JDK 7 ran them (MAIN_OPTIONS: the lab's main cells, the ones with the
     post's 30 forks), on the first JDK, the host JVM under taskset over the cross-core pair. Rows: the poll member
     (spsc:poll) counts messages moved."""
-    from ... import jmh
+    from ...run import jmh
 
     pair = topo.placement(JMH_PLACEMENT) if topo is not None else None
     flags = OPTION_SETS[MAIN_OPTIONS][0]

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import analysis, store
-from ...analysis import by_machine, fmt_pct, fmt_rate, fmt_ratio
-from ...verdicts import estimate_with
+from ...judge import analysis
+from ...store import runs as store
+from ...judge.analysis import by_machine, fmt_pct, fmt_rate, fmt_ratio
+from ...judge.verdicts import estimate_with
 from .meta import MAIN_OPTIONS, OPTION_SETS, QUEUES
 from .rows import KEYS, LOW, ORDERS, cell, cv, layout_rows, offsets, run_summaries, share_low
 from .sweep import POST_QUEUES

@@ -10,9 +10,9 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ... import analysis, stats
-from ...analysis import by_machine, fmt_pct, fmt_rate
-from ...verdicts import DECISIVE, INCONCLUSIVE, Estimate, Verdict, estimate_with, judge, least, most, unmeasurable
+from ...judge import analysis, stats
+from ...judge.analysis import by_machine, fmt_pct, fmt_rate
+from ...judge.verdicts import DECISIVE, INCONCLUSIVE, Estimate, Verdict, estimate_with, judge, least, most, unmeasurable
 from .claims import CLAIM, CLAIMS
 from .meta import MAIN_OPTIONS, OPTION_SETS
 from .rows import LOW, POST, cell, cv, run_summaries, share_low

@@ -20,10 +20,11 @@ from .claims import CLAIM, CLAIMS, FASTER
 from .figures import plot_jit_timeline, plot_listing, plot_reference, plot_sweep
 from .meta import NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, TITLE
 from .rows import COLD, LAB, ORDERS, POST, PROTOCOLS, jit_forks, jit_spans, listing_forks, rows, runtimes, sweep_forks
-from .sweep import (C_KERNEL, KERNEL, POST_ARRAYS, PROTOCOL_NAMES, SPLIT, VARIANTS, cells, listing_cell,
-                    listing_jit_cell, sweep_cell)
-from .tables import (NOT_RECORDED, forks_table, jit_events_table, jit_runs_table, listing_table, protocols_table,
-                     reference_table, repetitions, summary, sweep_table)
+from .sweep import (
+    C_KERNEL, KERNEL, POST_ARRAYS, PROTOCOL_NAMES, SPLIT, VARIANTS, cells, listing_cell, listing_jit_cell, sweep_cell)
+from .tables import (
+    NOT_RECORDED, forks_table, jit_events_table, jit_runs_table, listing_table, protocols_table, reference_table,
+    repetitions, summary, sweep_table)
 from .verdicts import knee, verdicts
 
 __all__ = [

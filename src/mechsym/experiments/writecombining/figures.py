@@ -9,9 +9,10 @@ import pandas as pd
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
-from ... import analysis, plots
-from ...harness import COMPILE, JIT_EVENT
-from ...plots import plt
+from ...judge import analysis
+from ...style import plots
+from ...run.harness import COMPILE, JIT_EVENT
+from ...style.plots import plt
 from .claims import FASTER
 from .rows import CASE_NAMES, ORDERS, TIMED, jit_forks, jit_spans, rows, tier_name
 from .sweep import LISTINGS, POST_ARRAYS, SPLIT

@@ -13,8 +13,8 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...harness import JIT_EVENT, UPTIME_END, UPTIME_START
+from ...judge import analysis
+from ...run.harness import JIT_EVENT, UPTIME_END, UPTIME_START
 from .sweep import VARIANTS
 
 # The post's verdicts read each JVM's first repetition: the code the listing's first pair ran. In the lab's runs the
@@ -75,7 +75,7 @@ def runtimes(df: pd.DataFrame) -> list[str]:
 
 
 # The JIT-logged fork of the listing (sweep.listing_jit_cell): which code each repetition ran. Its compilation events
-# (mechsym.harness.jit_event_rows) and its timed runs share one clock, the JVM's uptime in ms; a compilation is logged
+# (mechsym.run.harness.jit_event_rows) and its timed runs share one clock, the JVM's uptime in ms; a compilation is logged
 # as the compiler starts on it and installed some ms later. A later repetition that steps away from the first ran a
 # recompiled shape: a finding of this JDK, shown, never the post's result (the verdicts read the first).
 JIT_VARIANT = "listing-jit"

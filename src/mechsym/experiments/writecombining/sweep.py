@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import MechsymError, harness
-from ...cpus import Topology
-from ...jdk import Jdk
-from ...launch import run
-from ...sweep import Cell, Fork
+from ... import MechsymError
+from ...run import harness
+from ...machine.cpus import Topology
+from ...machine.jdk import Jdk
+from ...run.launch import run
+from ...run.sweep import Cell, Fork
 from .meta import PRESETS
 
 
@@ -106,7 +107,7 @@ JMH_BENCHMARK = "mechsym.jmh.WriteCombining.write"
 def jmh_cells(preset: str, topo: Topology, jdks: list[Jdk]) -> list[Cell]:
     """`--protocol jmh`: the listing's pair, six arrays in one loop and in two loops of three, at the preset's
     array length, on the first JDK, unpinned as the listing ran."""
-    from ... import jmh
+    from ...run import jmh
 
     p = _check(preset)
     return [jmh.cell(v, JMH_BENCHMARK, {"variant": v, "items": p["items"]}, jdk, preset,

@@ -7,12 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import analysis
-from ...analysis import fmt_ratio
-from ...harness import COMPILE, JIT_EVENT
-from ...verdicts import estimate
-from .rows import (CASE_NAMES, COLD, LAB, ORDERS, POST, TIMED, jit_code, jit_forks, jit_spans, listing_forks, rows,
-                   runtimes, sweep_forks)
+from ...judge import analysis
+from ...judge.analysis import fmt_ratio
+from ...run.harness import COMPILE, JIT_EVENT
+from ...judge.verdicts import estimate
+from .rows import (
+    CASE_NAMES, COLD, LAB, ORDERS, POST, TIMED, jit_code, jit_forks, jit_spans, listing_forks, rows, runtimes,
+    sweep_forks)
 from .sweep import POST_ARRAYS, SPLIT
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from ... import analysis
-from ...verdicts import FAILS, HOLDS, INCONCLUSIVE, MIN_FORKS, Verdict, estimate, judge, unmeasurable
+from ...judge import analysis
+from ...judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, MIN_FORKS, Verdict, estimate, judge, unmeasurable
 from .claims import CLAIM, CLAIMS, FASTER, KNEE_SHARE
 from .rows import COLD, LAB, POST, listing_forks, rows, runtimes, sweep_forks
 from .sweep import POST_ARRAYS, SPLIT

@@ -1,0 +1,4 @@
+"""What pages show: every experiment's verdicts gathered and cached (collect, cache), what a notebook cell calls
+(nb), the overview, the reports' index and the HTML reports.
+
+Below mechsym.cli only."""
