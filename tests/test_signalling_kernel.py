@@ -276,7 +276,7 @@ def test_post_counters_take_the_listings_slots_in_the_mirror():
 
 
 def test_post_counters_share_a_line_whatever_the_class_path():
-    """The post holder is loaded where its counters share one line (VolatilePingPong.placePost). The mirror moves
+    """The post holder is loaded where its counters share one line (VolatilePostHarness.placePost). The mirror moves
     with the class path's length (its code source is allocated before it) and with the arguments: over these ten
     JVMs the holder loaded where it fell put them across two lines in 2 (JDK 17, when the placement was written);
     with the placement, every one shares a line."""

@@ -1,10 +1,6 @@
 package mechsym.signalling;
 
 import java.util.List;
-import java.util.concurrent.BrokenBarrierException;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import mechsym.common.Affinity;
@@ -13,10 +9,9 @@ import mechsym.common.BadArgument;
 import mechsym.common.CheckFailed;
 import mechsym.common.Csv;
 import mechsym.common.Defaults;
-import mechsym.common.FirstFailure;
 import mechsym.common.JitGc;
 import mechsym.common.Kernels;
-import mechsym.common.Threads;
+
 
 /**
  * Two threads play ping-pong on two volatile counters.
@@ -63,20 +58,20 @@ public final class VolatilePingPong {
     public static final List<String> WAITS = List.of("spin", "pause", "yield");
     /** Fault injection for the tests: {@code skip} makes the pong thread jump one value in the first run. */
     public static final List<String> INJECTS = List.of("none", "skip");
-    private static final String NAME = "VolatilePingPong";
+    static final String NAME = "VolatilePingPong";
     private static final int SPIN = 0;
-    private static final int PAUSE = 1;
-    private static final int YIELD = 2;
+    static final int PAUSE = 1;
+    static final int YIELD = 2;
     /** Unsuccessful spins between two looks at the clock (deadline, stop flag). */
-    private static final int CHECK_SPINS = 4096;
+    static final int CHECK_SPINS = 4096;
 
     public static volatile long s1;
     public static volatile long s2;
 
     /**
      * The post protocol's counters: the listing's three statics in its order, in a class of their own and apart
-     * from the lab's pair (the post's pong spins on them until the JVM exits), loaded by {@link #placePost} where
-     * the two share a cache line.
+     * from the lab's pair (the post's pong spins on them until the JVM exits), loaded by
+     * {@link VolatilePostHarness#placePost} where the two share a cache line.
      *
      * <p>The lesson: where a static sits inside its class's mirror can set how fast a loop over it runs. The
      * listing's {@code ITERATIONS} constant is a field too, so its {@code s1} and {@code s2} sit at bytes 0x78 and
@@ -98,8 +93,9 @@ public final class VolatilePingPong {
     }
 
     /**
-     * Two classes of {@link Post}'s shape and name length, loaded just before it ({@link #placePost}): the first
-     * load of the three allocates more than the others, so the second tells where Post's mirror will land.
+     * Two classes of {@link Post}'s shape and name length, loaded just before it
+     * ({@link VolatilePostHarness#placePost}): the first load of the three allocates more than the others, so the
+     * second tells where Post's mirror will land.
      */
     static final class Pre1 {
         static final long LEADING = 0L;
@@ -120,14 +116,14 @@ public final class VolatilePingPong {
         }
     }
 
-    /** The filler {@link #placePost} may allocate, kept alive here (never read). */
-    private static Object filler;
+    /** The filler {@link VolatilePostHarness#placePost} may allocate, kept alive here (never read). */
+    static Object filler;
 
-    private static volatile boolean stop;
+    static volatile boolean stop;
     /** The post protocol's ping loop has ended (set after the timed region). */
-    private static volatile boolean pingDone;
+    static volatile boolean pingDone;
     /** The post protocol ran in this JVM (its pong thread spins on until the JVM exits). */
-    private static final AtomicBoolean POST_RAN = new AtomicBoolean();
+    static final AtomicBoolean POST_RAN = new AtomicBoolean();
 
     private VolatilePingPong() {
     }
@@ -214,199 +210,13 @@ public final class VolatilePingPong {
         }
     }
 
-    // ------------------------------------------------------------------ post
+    // ------------------------------------------- the protocols' harnesses (public: JPype)
 
-    /**
-     * The one run of the listing's loops a JVM can make: the ping on the
-     * calling thread, the pong on a daemon thread that spins until the JVM
-     * exits, as the post's. Throws {@link CheckFailed} when the counters did
-     * not end at {@code iterations}; a run that cannot finish ends the JVM from
-     * the watchdog (exit 3 when the counters show a value echoed out of step,
-     * else 1). The calling thread is pinned to {@code pin[0]} for good when
-     * pinning is asked for.
-     */
+    /** The post protocol's one run per JVM: {@link VolatilePostHarness#measurePost}. */
     public static RunResult measurePost(final long iterations, final int[] pin, final long maxMs, final boolean skip)
             throws InterruptedException {
-        Affinity.checkPin("pin", pin, 2, "ping thread, pong thread");
-        JitGc.open();
-        if (!POST_RAN.compareAndSet(false, true)) {
-            throw new IllegalStateException("the post protocol makes one run per JVM: its pong thread from the last "
-                + "run is still spinning on s1");
-        }
-        if (pin.length == 2) {
-            Affinity.pinCurrentThread(pin[0]);
-        }
-        placePost();
-        Post.s1 = 0L;
-        Post.s2 = 0L;
-        final JitGc jitGc = new JitGc();   // read outside postPing, which stays the listing's loop
-        final FirstFailure failure = new FirstFailure();
-        final CountDownLatch ready = new CountDownLatch(1);
-        final CountDownLatch over = new CountDownLatch(1);   // the ping loop ended, or the pong thread did
-        final long skipAt = iterations / 2;
-        final int pongCpu = Affinity.cpuOf(pin, 1);
-        final Thread pong = Threads.worker("pong", pongCpu, failure, () -> {
-            ready.countDown();
-            if (skip) {
-                postPongSkipping(iterations, skipAt);
-                over.countDown();
-            } else {
-                postPong();
-            }
-        }, () -> {
-            ready.countDown();
-            over.countDown();
-        });
-        pong.setDaemon(true);
-        final Thread watchdog = new Thread(() -> watch(pong, over, failure, iterations, maxMs), "watchdog");
-        watchdog.setDaemon(true);
-        if (pongCpu >= 0) {
-            pong.start();
-            ready.await();   // pinning (a taskset process) is not timed
-            failure.rethrow("pong thread");   // it could not be pinned
-            watchdog.start();
-        } else {
-            watchdog.start();
-            pong.start();   // and the clock starts at once, as the listing's
-        }
-
-        jitGc.start();
-        final long duration = postPing(iterations);   // the timed region
-        jitGc.stop();
-
-        pingDone = true;
-        over.countDown();
-        watchdog.join();
-        failure.rethrow("pong thread");
-        final long v1 = Post.s1;
-        final long v2 = awaitLastEcho(iterations, maxMs);
-        CheckFailed.require(v1 == iterations && v2 == iterations,
-            "counters s1=" + v1 + ", s2=" + v2 + " after " + iterations + " exchanges");
-        final RunResult result = new RunResult(iterations, 0, jitGc);
-        result.duration = duration;
-        result.exchanges = iterations;
-        return result;
+        return VolatilePostHarness.measurePost(iterations, pin, maxMs, skip);
     }
-
-    /**
-     * Loads {@link Post} with its counters on one line ({@link MirrorPlacement}): Pre1, then Pre2 to learn how far
-     * past the allocation pointer loading puts a mirror's s1, then a filler when Post's s1 would land at byte 56,
-     * then Post. Before the clock: reads, three class loads and small allocations. Where the counters sat is read
-     * again after the run ({@link CounterLine}); a TLAB refill in between can still put them on two lines.
-     */
-    private static void placePost() {
-        if (MirrorPlacement.SHIFT < 0) {
-            return;   // the heap's references cannot be read here: Post is loaded where it falls
-        }
-        MirrorPlacement.address(Pre1.class);   // loaded here
-        final long t0 = MirrorPlacement.top();
-        final Class<?> pre2 = Pre2.class;   // loaded here
-        final long lead = MirrorPlacement.address(pre2) - t0 + MirrorPlacement.staticOffset(pre2, "s1");
-        final long t1 = MirrorPlacement.top();
-        if (((t1 + lead) & (MirrorPlacement.LINE - 1)) == MirrorPlacement.LINE - 8) {
-            filler = new long[1];
-        }
-        MirrorPlacement.address(Post.class);   // loaded here, after the filler
-    }
-
-    /** The listing's ping loop, on the calling thread; returns its duration in ns. */
-    private static long postPing(final long iterations) {
-        final long start = System.nanoTime();
-        long value = Post.s1;
-        while (Post.s1 < iterations) {
-            while (Post.s2 != value) {
-                // busy spin
-            }
-            value = ++Post.s1;
-        }
-        return System.nanoTime() - start;
-    }
-
-    /** The listing's pong loop: it never ends (the thread is a daemon, gone when the JVM exits). */
-    private static void postPong() {
-        long value = Post.s2;
-        while (true) {
-            while (value == Post.s1) {
-                // busy spin
-            }
-            value = ++Post.s2;
-        }
-    }
-
-    /**
-     * After the timed region: the ping's loop ends once it has sent N, without waiting for the echo, so s2 may
-     * still be N - 1 for a moment; returns s2 once it has reached N (or has gone past it), or after {@code maxMs}.
-     */
-    private static long awaitLastEcho(final long iterations, final long maxMs) {
-        final long deadline = System.nanoTime() + maxMs * 1_000_000L;
-        long v2 = Post.s2;
-        while (v2 < iterations && System.nanoTime() - deadline < 0) {
-            Thread.onSpinWait();
-            v2 = Post.s2;
-        }
-        return v2;
-    }
-
-    /** {@link #postPong} with the injected fault: at {@code skipAt} s2 jumps by two in one write. */
-    private static void postPongSkipping(final long iterations, final long skipAt) {
-        long value = Post.s2;
-        while (value < iterations) {
-            while (value == Post.s1) {
-                // busy spin
-            }
-            if (value == skipAt) {
-                value += 2;
-                Post.s2 = value;
-            } else {
-                value = ++Post.s2;
-            }
-        }
-    }
-
-    /**
-     * The watchdog of the post run: blocked until the ping loop ends, the pong
-     * thread ends (only the injected fault's pong or a failed one ever does) or
-     * {@code maxMs} passes, so it costs the timed loop nothing. If the pong
-     * ended with s1 short of N, it ran ahead, and the ping would wait forever
-     * for a value that never comes, so the JVM is ended here: no number, one
-     * line, exit 3.
-     */
-    private static void watch(final Thread pong, final CountDownLatch over, final FirstFailure failure,
-                              final long iterations, final long maxMs) {
-        try {
-            over.await(maxMs, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
-        }
-        if (pingDone) {
-            return;   // the main thread checks the counters
-        }
-        final long v1 = Post.s1;
-        final long v2 = Post.s2;
-        if (failure.failed()) {
-            die(1, "error", "pong thread failed: " + Kernels.oneLine(String.valueOf(failure.get())));
-        }
-        if (pong.isAlive()) {
-            if (v2 > v1 || v1 - v2 > 1) {
-                die(3, "CHECK FAILED", "s1=" + v1 + ", s2=" + v2 + " after --max-ms=" + maxMs
-                    + ": the exchange is out of step");
-            }
-            die(1, "error", "the run did not finish within --max-ms=" + maxMs + " (s1=" + v1 + " of "
-                + iterations + "): the post's loop has no deadline; --protocol=lab bounds a run");
-        }
-        die(3, "CHECK FAILED", "the pong thread finished at s2=" + v2 + " while s1=" + v1
-            + ": it echoed values that were never sent");
-    }
-
-    /** Ends the JVM from a helper thread while the main thread is stuck in the listing's loop: one line, no number. */
-    private static void die(final int code, final String kind, final String message) {
-        System.err.println(NAME + ": " + kind + ": " + message);
-        System.err.flush();
-        System.exit(code);
-    }
-
-    // ------------------------------------------------------------------- lab
 
     /**
      * {@code runs} runs of {@code iterations} exchanges on the same two threads.
@@ -420,199 +230,17 @@ public final class VolatilePingPong {
 
     /**
      * As {@link #measure(long, int, String, int[], long, long)}; with {@code skip} the pong thread of the first
-     * run jumps one value (the injected fault, for the tests: the check must catch it).
+     * run jumps one value (the injected fault, for the tests: the check must catch it). The lab harness:
+     * {@link VolatileLabHarness#measure}.
      */
     public static RunResult[] measure(final long iterations, final int runs, final String wait, final int[] pin,
                                    final long sampleEvery, final long maxMs, final boolean skip)
             throws InterruptedException {
-        if (iterations < 1) {
-            throw new BadArgument("--iterations=" + iterations + ": must be at least 1");
-        }
-        if (!WAITS.contains(wait)) {
-            throw new BadArgument("--wait=" + wait + ": allowed values are " + String.join(", ", WAITS));
-        }
-        Affinity.checkPin("pin", pin, 2, "ping thread, pong thread");
-        JitGc.open();
-        final int mode = WAITS.indexOf(wait);
-        final RunResult[] results = new RunResult[runs];
-        for (int r = 0; r < runs; r++) {
-            results[r] = new RunResult(iterations, sampleEvery);
-        }
-        final long[] pongMismatches = new long[1];
-        final String[] orderFailure = new String[1];
-        final CyclicBarrier start = new CyclicBarrier(2, () -> {
-            s1 = 0L;
-            s2 = 0L;
-            stop = false;
-        });
-        final CyclicBarrier end = new CyclicBarrier(2);
-        final FirstFailure failure = new FirstFailure();
-        final Runnable release = () -> {
-            stop = true;
-            start.reset();
-            end.reset();
-        };
-
-        final Thread ping = Threads.worker("ping", Affinity.cpuOf(pin, 0), failure, () -> {
-            for (int r = 0; r < runs; r++) {
-                start.await();
-                results[r].jitGc.start();
-                final String bad = pingRun(results[r], mode, sampleEvery, maxMs);
-                results[r].jitGc.stop();
-                if (bad != null && orderFailure[0] == null) {
-                    orderFailure[0] = "run " + r + ": " + bad;
-                }
-                end.await();
-            }
-        }, release);
-        final Thread pong = Threads.worker("pong", Affinity.cpuOf(pin, 1), failure, () -> {
-            final long skipAt = iterations / 2;
-            for (int r = 0; r < runs; r++) {
-                start.await();
-                pongMismatches[0] += skip && r == 0
-                    ? pongRunSkipping(iterations, mode, skipAt)
-                    : pongRun(iterations, mode);
-                end.await();
-                final long n = results[r].exchanges;
-                final long v1 = s1;
-                final long v2 = s2;
-                final boolean counters = results[r].deadlineHit
-                    ? (v2 == n || v2 == n + 1) && (v1 == n + 1 || v1 == n)
-                    : v1 == iterations && v2 == iterations && n == iterations;
-                if (!counters && orderFailure[0] == null) {
-                    orderFailure[0] = "run " + r + ": counters s1=" + v1 + ", s2=" + v2 + " after " + n
-                        + " completed exchanges of " + iterations;
-                }
-            }
-        }, release);
-        ping.setDaemon(true);
-        pong.setDaemon(true);
-        Threads.startJoinRethrow(failure, "signalling thread", ping, pong);
-        CheckFailed.require(orderFailure[0] == null, orderFailure[0]);
-        CheckFailed.require(pongMismatches[0] == 0,
-            pongMismatches[0] + " values were not echoed in order (pong saw s1 skip or repeat)");
-        return results;
+        return VolatileLabHarness.measure(iterations, runs, wait, pin, sampleEvery, maxMs, skip);
     }
 
     /** Convenience for in-process callers: one unpinned busy-spin run; returns ns/op. */
     public static double nsPerOp(final long iterations) throws InterruptedException {
         return measure(iterations, 1, "spin", new int[0], 0, 60_000)[0].nsPerOp();
-    }
-
-    /** The ping side of one lab run; returns a description of an ordering fault, or null. */
-    private static String pingRun(final RunResult result, final int mode, final long sampleEvery, final long maxMs) {
-        final long iterations = result.iterations;
-        final RoundTrips samples = result.roundTrips;
-        samples.reset();
-        long countdown = sampleEvery > 0 ? 1 : Long.MAX_VALUE;
-        final long begin = System.nanoTime();
-        final long deadline = begin + maxMs * 1_000_000L;
-        long value = 0;
-        long exchanges = 0;
-        String bad = null;
-        outer:
-        for (long i = 0; i < iterations; i++) {
-            long t0 = 0;
-            final boolean sample = --countdown == 0;
-            if (sample) {
-                countdown = sampleEvery;
-                t0 = System.nanoTime();
-                if (t0 - deadline > 0) {
-                    result.deadlineHit = true;
-                    break;
-                }
-            }
-            final long previous = value;
-            value = ++s1;
-            long seen;
-            int spins = 0;
-            while ((seen = s2) != value) {
-                if (seen != previous) {
-                    bad = "ping expected s2 = " + previous + " or " + value + ", saw " + seen;
-                    break outer;
-                }
-                if (mode == PAUSE) {
-                    Thread.onSpinWait();
-                } else if (mode == YIELD) {
-                    Thread.yield();
-                }
-                if (++spins == CHECK_SPINS) {
-                    spins = 0;
-                    if (System.nanoTime() - deadline > 0) {
-                        result.deadlineHit = true;
-                        break outer;
-                    }
-                }
-            }
-            if (sample) {
-                samples.record(System.nanoTime() - t0);
-            }
-            exchanges++;
-        }
-        result.duration = System.nanoTime() - begin;
-        result.exchanges = exchanges;
-        stop = true;
-        return bad;
-    }
-
-    /** The pong side of one lab run; returns how many values were not the expected next one. */
-    private static long pongRun(final long iterations, final int mode) {
-        long value = 0;
-        long mismatches = 0;
-        while (value < iterations) {
-            long seen;
-            int spins = 0;
-            while ((seen = s1) == value) {
-                if (mode == PAUSE) {
-                    Thread.onSpinWait();
-                } else if (mode == YIELD) {
-                    Thread.yield();
-                }
-                if (++spins == CHECK_SPINS) {
-                    spins = 0;
-                    if (stop) {
-                        return mismatches;
-                    }
-                }
-            }
-            if (seen != value + 1) {
-                mismatches++;
-            }
-            value = ++s2;
-        }
-        return mismatches;
-    }
-
-    /** {@link #pongRun} with the injected fault: at {@code skipAt} s2 jumps by two in one write. */
-    private static long pongRunSkipping(final long iterations, final int mode, final long skipAt) {
-        long value = 0;
-        long mismatches = 0;
-        while (value < iterations) {
-            long seen;
-            int spins = 0;
-            while ((seen = s1) == value) {
-                if (mode == PAUSE) {
-                    Thread.onSpinWait();
-                } else if (mode == YIELD) {
-                    Thread.yield();
-                }
-                if (++spins == CHECK_SPINS) {
-                    spins = 0;
-                    if (stop) {
-                        return mismatches;
-                    }
-                }
-            }
-            if (seen != value + 1) {
-                mismatches++;
-            }
-            if (value == skipAt) {
-                value += 2;
-                s2 = value;
-            } else {
-                value = ++s2;
-            }
-        }
-        return mismatches;
     }
 }
