@@ -53,8 +53,9 @@ s=$?
 wait $r
 rc=$?
 cat "$dir/s.err" "$dir/r.err" >&2
-[ $rc -ne 0 ] && exit $rc
+# a dead sender is the cause, whatever the receiver saw after it (no datagram, a short count): said first
 [ $s -ne 0 ] && { echo "MulticastRate: error: the sender exited with code $s" >&2; exit 1; }
+[ $rc -ne 0 ] && exit $rc
 cat "$dir/s.csv"; tail -n +2 "$dir/r.csv"
 """
 
