@@ -19,7 +19,8 @@ from mechsym.store import reference
 from mechsym.experiments import signalling as exp  # noqa: E402
 from mechsym.experiments.signalling import sweep as sweep_mod  # noqa: E402
 from mechsym.machine.jdk import discover  # noqa: E402
-from mechsym.judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, for_notebook  # noqa: E402
+from mechsym.judge.tables import for_notebook  # noqa: E402
+from mechsym.judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE  # noqa: E402
 from synthetic import topology  # noqa: E402
 
 NB_CV, NB_ITL = exp.NOTEBOOKS

@@ -1,9 +1,13 @@
 """This machine's identity: the stable facts its id is made of, the id, what a run records about the host, and the
 one-line label saying whose stored runs are shown.
 
-Machine ids tell hosts apart: a readable part (CPU model, logical CPUs, memory) and a short hash of stable facts
-(also the nominal clock and /etc/machine-id). Runs stored before that, under the readable part alone, are
-re-labelled by the alias table (layout.py).
+Machine ids tell hosts apart: a readable part (CPU model, logical CPUs, memory) and a short hash of stable facts:
+the nominal clock, /etc/machine-id and (since identity v2) the CPU itself as cpuid reports it: vendor, family, model,
+stepping, cache sizes per level, SMT and the flags that change what a kernel measures (AVX-512, constant TSC,
+hypervisor). VMs cloned from one image on hosts of different CPUs are different machines. The kernel release,
+microcode and hypervisor are recorded with every run but not hashed: they change under one machine, and a page
+shows them beside the runs they concern. Runs stored before that, under the readable part alone, are re-labelled by
+the alias table (layout.py).
 """
 
 from __future__ import annotations
@@ -78,29 +82,97 @@ def _machine_id_digest(etc: Path = ETC) -> str | None:
     return hashlib.sha256(b"mechsym-lab machine:" + raw.encode()).hexdigest()[:16] if raw else None
 
 
+#: The cpuid flags recorded with a machine (and hashed into its id): each changes what some kernel measures.
+FLAGS = ("avx512f", "constant_tsc", "nonstop_tsc", "hypervisor", "ht")
+
+
+def cpu_identity(proc: Path = PROC, sys_cpu: Path = SYS_CPU) -> dict:
+    """The CPU as cpuid reports it (the first processor of /proc/cpuinfo) and its caches (sysfs): vendor, family,
+    model, stepping, microcode, the flags of FLAGS present, and the size of each cache level ("L1d": "32K", ...)."""
+    info: dict[str, str] = {}
+    try:
+        for line in (proc / "cpuinfo").read_text(errors="replace").splitlines():
+            if not line.strip():
+                if info:
+                    break
+                continue
+            key, _, value = line.partition(":")
+            info.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    flags = set(info.get("flags", "").split())
+    caches = {}
+    for index in sorted((sys_cpu / "cpu0" / "cache").glob("index*")):
+        try:
+            level = (index / "level").read_text().strip()
+            kind = (index / "type").read_text().strip()
+            size = (index / "size").read_text().strip()
+        except OSError:
+            continue
+        name = f"L{level}" + {"Data": "d", "Instruction": "i"}.get(kind, "")
+        caches[name] = size
+    return {
+        "cpu_vendor": info.get("vendor_id"),
+        "cpu_family": info.get("cpu family"),
+        "cpu_model_number": info.get("model"),
+        "cpu_stepping": info.get("stepping"),
+        "microcode": info.get("microcode"),
+        "cpu_flags": sorted(f for f in FLAGS if f in flags),
+        "caches": caches,
+    }
+
+
+def hypervisor(sys: Path = Path("/sys")) -> str | None:
+    """The hypervisor, as the guest sees it: /sys/hypervisor/type, else the DMI product (e.g. "KVM", "Firecracker"),
+    else None (bare metal, or a hypervisor that does not say)."""
+    for f in (sys / "hypervisor" / "type", sys / "class" / "dmi" / "id" / "product_name",
+              sys / "class" / "dmi" / "id" / "sys_vendor"):
+        try:
+            value = f.read_text(errors="replace").strip()
+        except OSError:
+            continue
+        if value:
+            return value[:80]
+    return None
+
+
 def machine_facts(topo: Topology | None = None, proc: Path = PROC, sys_cpu: Path = SYS_CPU, etc: Path = ETC) -> dict:
-    """The stable facts a machine id is made of (and stored with every run)."""
+    """The facts a machine id is made of (HASHED_FACTS), and those recorded beside them (microcode, kernel,
+    hypervisor), stored with every run."""
     topo = topo or read_topology()
     mhz, source = nominal_mhz(topo.model, proc, sys_cpu)
     mem = _mem_bytes(proc)
     return {
+        "identity_version": IDENTITY_VERSION,
         "cpu_model": topo.model,
         "nominal_mhz": mhz,
         "nominal_mhz_source": source,
         "logical_cpus": topo.logical,
+        "smt": bool(topo.smt),
+        "sockets": topo.sockets,
         "memory_gib": math.ceil(mem / 2**30) if mem else 0,   # MemTotal is a little under the installed size
         "machine_id_sha": _machine_id_digest(etc),
+        **cpu_identity(proc, sys_cpu),
+        "kernel": platform.release(),
+        "hypervisor": hypervisor(),
     }
 
 
-HASHED_FACTS = ("cpu_model", "nominal_mhz", "logical_cpus", "memory_gib", "machine_id_sha")
+#: Bump when the facts hashed into an id change: this machine's id changes with it (runs stored under the old id
+#: keep it; they are shown as from before hosts were told apart by their CPU).
+IDENTITY_VERSION = 2
+HASHED_FACTS = ("cpu_model", "nominal_mhz", "logical_cpus", "memory_gib", "machine_id_sha",
+                "cpu_vendor", "cpu_family", "cpu_model_number", "cpu_stepping", "caches", "cpu_flags", "smt", "sockets")
+#: What the id of identity v1 hashed (kept to tell a v1 id from the facts a run recorded).
+HASHED_FACTS_V1 = ("cpu_model", "nominal_mhz", "logical_cpus", "memory_gib", "machine_id_sha")
 
 
 def id_from_facts(facts: dict) -> str:
     """<cpu-slug>-<logical>cpu-<mem>g-<hash6>: readable, and different for hosts whose stable facts differ."""
     model = re.sub(r"\(.*?\)|cpu|processor|@.*$|\d+-core", " ", str(facts.get("cpu_model") or ""), flags=re.I)
     slug = re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")[:32].strip("-") or "cpu"
-    digest = hashlib.sha256(json.dumps({k: facts.get(k) for k in HASHED_FACTS}, sort_keys=True).encode()).hexdigest()
+    hashed = HASHED_FACTS if facts.get("identity_version", 1) >= 2 else HASHED_FACTS_V1
+    digest = hashlib.sha256(json.dumps({k: facts.get(k) for k in hashed}, sort_keys=True).encode()).hexdigest()
     return f"{slug}-{facts.get('logical_cpus')}cpu-{facts.get('memory_gib')}g-{digest[:6]}"
 
 
@@ -157,6 +229,8 @@ def machine_info(topo: Topology | None = None) -> dict:
         "smt": topo.smt,
         "memory_bytes": _mem_bytes(),
         "cpu_mhz": cpu_mhz(),
+        "microcode": facts.get("microcode"),
+        "hypervisor": facts.get("hypervisor"),
         "kernel": platform.release(),
         "os": platform.platform(),
         "python": platform.python_version(),

@@ -110,7 +110,7 @@ def verdicts(df: pd.DataFrame) -> list[Verdict]:
 def protocols_table(df: pd.DataFrame, notebook: str) -> pd.DataFrame:
     """The verdicts whose outcome changes with the protocol: post (first, cold run of each JVM) beside lab (median
     of the warmed-up runs), same machine, same forks. A one-row note when the two agree everywhere."""
-    from ...judge.verdicts import for_notebook
+    from ...judge.tables import for_notebook
 
     pairs: dict[tuple, dict] = {}
     for v in for_notebook(verdicts(df), notebook):
