@@ -3,11 +3,9 @@ package mechsym.ipc;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.lang.management.ManagementFactory;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -73,10 +71,10 @@ public final class IpcThroughput {
     static final String SCRATCH_ENV = "MECHSYM_SCRATCH";
     static final long MARGIN = 1 << 20;  // bytes of room kept free beside the queue file
     // the control line, after the buffer: offsets of its fields
-    private static final int ATTACHED = 0;  // 1 once the producer has mapped the file
-    private static final int GO = 8;        // the run the consumer has released, 1-based
-    private static final int ABORT = 16;    // 1 when either side failed
-    private static final int CHECK_EVERY = 1024;  // idle spins between two looks at the abort flag and the peer
+    static final int ATTACHED = 0;  // 1 once the producer has mapped the file
+    static final int GO = 8;        // the run the consumer has released, 1-based
+    static final int ABORT = 16;    // 1 when either side failed
+    static final int CHECK_EVERY = 1024;  // idle spins between two looks at the abort flag and the peer
 
     private IpcThroughput() {
     }
@@ -86,7 +84,7 @@ public final class IpcThroughput {
     }
 
     /** What both sides read from the arguments. */
-    private static final class Plan {
+    static final class Plan {
         String layout;
         long messages;
         int runs;
@@ -119,7 +117,7 @@ public final class IpcThroughput {
             if (pin.length > 1) {
                 throw new BadArgument("--pin=" + Args.join(pin) + ": give one CPU id (the producer's) or none");
             }
-            produceInChild(p, file, pin.length == 0 ? -1 : pin[0], parent);
+            Producer.produceInChild(p, file, pin.length == 0 ? -1 : pin[0], parent);
             return;
         }
         final String transport = args.choice("transport", "processes", TRANSPORTS);
@@ -201,7 +199,7 @@ public final class IpcThroughput {
                 if (transport.equals("threads")) {
                     Files.delete(file);
                     final Thread producer = Threads.worker("ipc-producer", pin.length == 2 ? pin[0] : -1, failure,
-                                                           () -> produce(q, p, () -> consumerAlive(consumer)), this::abort);
+                                                           () -> Producer.produce(q, p, () -> consumerAlive(consumer)), this::abort);
                     Threads.startJoinRethrow(failure, "ipc threads", producer, consumer);
                 } else {
                     startChild();
@@ -373,96 +371,8 @@ public final class IpcThroughput {
         return out;
     }
 
-    /** The producer JVM: map the file, say so, produce, and end when the consumer's JVM is gone. */
-    private static void produceInChild(final Plan p, final Path file, final int cpu, final long parent) throws Exception {
-        final long bytes = OffHeapQueue.bytes(p.capacity, p.layout);
-        final OffHeapQueue q;
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            if (ch.size() != bytes) {
-                throw new IllegalStateException(file + ": " + ch.size() + " bytes, the queue needs " + bytes);
-            }
-            final MappedByteBuffer buffer = ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
-            q = new OffHeapQueue(buffer, p.capacity, p.layout);
-        }
-        checkAlignment(q, p.layout);
-        q.putVolatile(q.controlAddr + ATTACHED, 1);
-        final ProcessHandle consumer = ProcessHandle.of(parent).orElse(null);
-        final FirstFailure failure = new FirstFailure();
-        final Thread producer = Threads.worker("ipc-producer", cpu, failure,
-            () -> produce(q, p, () -> consumer != null && consumer.isAlive()),
-            () -> q.putVolatile(q.controlAddr + ABORT, 1));
-        Threads.startJoinRethrow(failure, "ipc producer", producer);
-    }
-
     @FunctionalInterface
     interface Alive {
         boolean alive();
-    }
-
-    /** The producer: wait for each run's release, then send its slice of the sequence. */
-    static void produce(final OffHeapQueue q, final Plan p, final Alive consumer) {
-        final long n = p.messages;
-        for (int r = 0; r < p.total(); r++) {
-            int spins = 0;
-            while (q.getVolatile(q.controlAddr + GO) < r + 1) {
-                if (++spins % CHECK_EVERY == 0 && stop(q, consumer)) {
-                    return;
-                }
-                Thread.yield();
-            }
-            final long base = r * n;
-            if (p.fault.equals("none")) {
-                send(q, base, n, consumer, p.yield);
-            } else {
-                sendFaulty(q, base, n, consumer, p.fault, r);
-            }
-        }
-    }
-
-    private static void send(final OffHeapQueue q, final long base, final long n, final Alive consumer,
-                             final boolean yield) {
-        for (long i = 0; i < n; i++) {
-            final int v = (int) (base + i);
-            int spins = 0;
-            while (!q.offer(v)) {
-                if (++spins % CHECK_EVERY == 0 && stop(q, consumer)) {
-                    return;
-                }
-                if (yield) {
-                    Thread.yield();
-                }
-            }
-        }
-    }
-
-    /** The test-only faults, kept out of {@link #send} so the measured loop never sees them. */
-    private static void sendFaulty(final OffHeapQueue q, final long base, final long n, final Alive consumer,
-                                   final String fault, final int run) {
-        for (long i = 0; i < n; i++) {
-            if (fault.equals("producer-exit") && run == 0 && i == n / 2) {
-                System.err.println("IpcThroughput: injected fault: the producer stops after " + i + " of " + n
-                                   + " messages");
-                Runtime.getRuntime().halt(7);
-            }
-            final int v = (int) (base + i + (fault.equals("lose-one") && i >= n / 2 ? 1 : 0));
-            while (!q.offer(v)) {
-                if (stop(q, consumer)) {
-                    return;
-                }
-                Thread.yield();
-            }
-        }
-    }
-
-    /** True when the producer should give up: the consumer aborted or is gone. */
-    private static boolean stop(final OffHeapQueue q, final Alive consumer) {
-        if (q.getVolatile(q.controlAddr + ABORT) != 0) {
-            return true;
-        }
-        if (!consumer.alive()) {
-            System.err.println("IpcThroughput: the consumer is gone; the producer stops");
-            return true;
-        }
-        return false;
     }
 }

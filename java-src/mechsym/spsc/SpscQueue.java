@@ -14,8 +14,8 @@ import mechsym.common.BadArgument;
  *   <li>{@code O2}: O1 with a padded data buffer ({@link OriginalPaddedDataQueue}).</li>
  *   <li>{@code I1}: counters inlined into the queue object ({@link InlinedQueues.I1}).</li>
  *   <li>{@code I2}: I1 with a padded data buffer ({@link InlinedQueues.I2}).</li>
- *   <li>{@code I3}: I1 with padding before the cold fields ({@link InlinedQueues.I3}).</li>
- *   <li>{@code I4}: I3 with a padded data buffer ({@link InlinedQueues.I4}).</li>
+ *   <li>{@code I3}: I1 with padding before the cold fields ({@link PaddedClassQueues.I3}).</li>
+ *   <li>{@code I4}: I3 with a padded data buffer ({@link PaddedClassQueues.I4}).</li>
  *   <li>{@code jctools}: JCTools 4.0.5 {@code SpscArrayQueue}, today's reference ({@link JctoolsQueue}).</li>
  * </ul>
  */
@@ -38,8 +38,8 @@ public interface SpscQueue {
             case "O2": return new OriginalPaddedDataQueue(capacity);
             case "I1": return new InlinedQueues.I1(capacity);
             case "I2": return new InlinedQueues.I2(capacity);
-            case "I3": return new InlinedQueues.I3(capacity);
-            case "I4": return new InlinedQueues.I4(capacity);
+            case "I3": return new PaddedClassQueues.I3(capacity);
+            case "I4": return new PaddedClassQueues.I4(capacity);
             case "jctools": return new JctoolsQueue(capacity);
             default:
                 throw new BadArgument("--queue=" + name + ": allowed values are " + String.join(", ", NAMES));

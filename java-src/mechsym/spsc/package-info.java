@@ -21,9 +21,9 @@
  *       into the queue object, 64 bytes apart by class hierarchy.</li>
  *   <li>{@code I2} {@link mechsym.spsc.InlinedQueues.I2}: I1 with the padded
  *       data buffer.</li>
- *   <li>{@code I3} {@link mechsym.spsc.InlinedQueues.I3}: I1 with 64 bytes of
+ *   <li>{@code I3} {@link mechsym.spsc.PaddedClassQueues.I3}: I1 with 64 bytes of
  *       padding before the cold fields ("padded class").</li>
- *   <li>{@code I4} {@link mechsym.spsc.InlinedQueues.I4}: I3 with the padded
+ *   <li>{@code I4} {@link mechsym.spsc.PaddedClassQueues.I4}: I3 with the padded
  *       data buffer; the post's best.</li>
  *   <li>{@code jctools} {@link mechsym.spsc.JctoolsQueue}: JCTools 4.0.5
  *       {@code SpscArrayQueue}, not in the post; today's reference in the same
