@@ -99,8 +99,8 @@ nb.table(exp.seconds_table(df))
 #
 # The run of 2026-11-22 (`20261122T173021Z-standard-ec7637`, the commit before this protocol) had a pinned pair,
 # fork 0, that ran at ~214k messages/s for four seconds, then stepped down to ~165k for the last six: the post's
-# "step function", pinned. Its seconds, sender beside receiver, from the stored run (empty when that run is not
-# stored for the machine shown):
+# "step function", pinned. Its seconds, sender beside receiver, from the stored run (on the machine that measured it;
+# empty when that run is not stored):
 
 # %%
 step = exp.step_trace("20261122T173021Z-standard-ec7637", "cross-core", 0, MACHINE)

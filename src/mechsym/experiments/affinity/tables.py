@@ -62,11 +62,15 @@ def seconds_table(df: pd.DataFrame) -> pd.DataFrame:
 
 def step_trace(run_id: str, placement: str = "cross-core", fork: int = 0, machine: str | None = None) -> pd.DataFrame:
     """One stored fork's per-second sender and receiver rates, with what else its run recorded about that fork
-    (its wall time, other processes' CPU seconds and steal while it ran: the bench's noise record). Empty when the
-    run is not stored for this machine."""
+    (its wall time, other processes' CPU seconds and steal while it ran: the bench's noise record). The run is
+    looked up on `machine`, else on every stored machine (a run named in prose stays where it was measured); empty
+    when it is stored nowhere."""
     from ...store import runs as store
 
     df = store.load(NAME, machine, latest=False)
+    if df.empty or run_id not in set(df["run_id"]):
+        machine = "all"
+        df = store.load(NAME, machine, latest=False)
     if df.empty or run_id not in set(df["run_id"]):
         return pd.DataFrame()
     t = trace(df[df["run_id"] == run_id], placement, fork)
