@@ -240,11 +240,12 @@ nb.table(exp.forks_table(df).reset_index())
 # ping: a busy spin cannot share a CPU), the verdict says so, and the post protocol has no stand-in cells. *holds* or *does not hold* only when the whole interval is on one side of the
 # threshold; otherwise *inconclusive*.
 #
-# Read the intervals with the modes table under the verdicts. The runs shown (27 Nov, 11:00 UTC) met a slow phase
-# of this host: some pinned forks of `tcp-spin` ran at about 10 µs instead of 7 µs, of `tcp-selectnow` at 11 instead
-# of 8, and two IPC forks at 380-520 ns instead of 110-140, in both protocols and with no CPU stolen. Forks from two
-# phases widen a ratio's interval, so some claims that held on the runs of 02:00 UTC (the same transports, with
-# almost every fork in the fast phase) are inconclusive here: the machine, not a claim, changed.
+# Read the intervals with the modes table under the verdicts. A host's slow phase widens them: on the machine
+# `amd-epyc-2cpu-24g-74cfa7`, the runs of 27 Nov, 11:00 UTC met one (some pinned forks of `tcp-spin` at about
+# 10 µs instead of 7 µs, of `tcp-selectnow` at 11 instead of 8, two IPC forks at 380-520 ns instead of 110-140, in
+# both protocols and with no CPU stolen), and some claims that held on its runs of 02:00 UTC (almost every fork in
+# the fast phase) were inconclusive there: the machine, not a claim, changed. The modes table says whether the runs
+# shown here met such a phase.
 
 # %%
 nb.verdict_table(exp, df, NB)
