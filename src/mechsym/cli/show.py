@@ -124,9 +124,15 @@ def compare(args) -> int:
     oka, okb = (d[d["status"] == "ok"] if "status" in d else d for d in (da, db))
     metrics = pick_metrics(pd.concat([oka, okb]), args.metric)
     both = pd.concat([oka[oka["metric"].isin(metrics)], okb[okb["metric"].isin(metrics)]], ignore_index=True)
-    keys = [k for k in cell_keys(both, [] if len(metrics) == 1 else ["metric"]) if k not in ("run_id", "machine")]
-    # Runs of two protocols (the lab's kernels, JMH) have different columns: cells are matched on the ones both have
-    # and each run keeps its own (shown as a dash for the other).
+    start = [] if len(metrics) == 1 else ["metric"]
+    pa, pb = protocol_of(a), protocol_of(b)
+    if pa == pb:
+        keys = cell_keys(both, start)
+    else:   # two protocols (the lab's kernels, JMH) write different columns, in another order: each run's own keys
+        ka = cell_keys(oka[oka["metric"].isin(metrics)], start)
+        keys = ka + [k for k in cell_keys(okb[okb["metric"].isin(metrics)], start) if k not in ka]
+    keys = [k for k in keys if k not in ("run_id", "machine")]
+    # cells are matched on the keys both runs have; a key only one has is shown as a dash for the other
     shared = [k for k in keys if k in oka and k in okb]
     ca = per_cell(oka[oka["metric"].isin(metrics)], metrics, [k for k in keys if k in oka])
     cb = per_cell(okb[okb["metric"].isin(metrics)], metrics, [k for k in keys if k in okb])
@@ -138,7 +144,6 @@ def compare(args) -> int:
     j = ca.merge(cb, on=shared + ["metric", "unit"], how="outer", suffixes=("_a", "_b"))
     for k in keys:
         j[k] = j[k].fillna(DASH)
-    pa, pb = protocol_of(a), protocol_of(b)
     if pa != pb:
         print("\n".join(wrap_lines(f"A is protocol {pa}, B protocol {pb}: cells matched on {', '.join(shared)}",
                                     width)))
