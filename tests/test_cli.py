@@ -336,6 +336,10 @@ def test_list_has_a_protocol_column_and_fits_100_columns(results_dir):
     fits(c.stdout)
     assert "A is protocol lab, B protocol jmh: cells matched on" in c.stdout
     assert re.search(r"monitor-thin\s.*\d\.\d\dx", c.stdout), c.stdout
+    d = mechsym("compare", "64e467", "ace4b2")   # the JMH run first: the lab run's thread counts stay apart
+    assert d.returncode == 0, d.stderr
+    fits(d.stdout)
+    assert re.search(r"^variant .*\bthreads\b", d.stdout, re.M) and re.search(r"monitor-thin\s.*\d\.\d\dx", d.stdout)
 
 
 def test_make_fleet_without_preset_runs_smoke_and_says_so():
