@@ -43,25 +43,33 @@ endif
 
 all: jar jmh c venv
 
+# Maven quiet: -q -B -Dstyle.color=never leave colour off, but Maven 3.8's console (Jansi 2) still writes a reset code
+# (ESC[0m) on stdout and stderr as it starts and stops; jansi.noreset, read when the JVM starts (MAVEN_OPTS, not -D),
+# turns that off.
+MVN_QUIET := MAVEN_OPTS="$$MAVEN_OPTS -Djansi.noreset=true" $(MVN) -q -B -Dstyle.color=never
+# The kernels use sun.misc.Unsafe (off-heap queues, field offsets), on purpose: javac's "internal proprietary API"
+# warning for each use says nothing new, so -XDignore.symbol.file leaves it out (the class files are the same).
+JAVAC_QUIET := -XDignore.symbol.file
+
 # Third-party jars from Maven Central, listed in pom.xml: the kernels' (JOL, JCTools, Disruptor, HdrHistogram) into
 # build/lib; JMH's (provided scope: jmh-core, its annotation processor and their dependencies) into build/jmh-lib,
 # apart, so that the kernels' javac never finds the annotation processor on its class path.
 build/lib/.stamp: pom.xml
 	@command -v $(MVN) >/dev/null 2>&1 || { echo "make: mvn not found: install Maven (Debian: apt-get install maven) to fetch the kernels' jars"; exit 1; }
 	@mkdir -p build/lib
-	$(MVN) -q -B -Dstyle.color=never dependency:copy-dependencies -DoutputDirectory=build/lib -DexcludeScope=provided
+	$(MVN_QUIET) dependency:copy-dependencies -DoutputDirectory=build/lib -DexcludeScope=provided
 	@touch $@
 
 build/jmh-lib/.stamp: pom.xml
 	@command -v $(MVN) >/dev/null 2>&1 || { echo "make: mvn not found: install Maven (Debian: apt-get install maven) to fetch JMH"; exit 1; }
 	@rm -rf build/jmh-lib && mkdir -p build/jmh-lib
-	$(MVN) -q -B -Dstyle.color=never dependency:copy-dependencies -DoutputDirectory=build/jmh-lib -DincludeScope=provided
+	$(MVN_QUIET) dependency:copy-dependencies -DoutputDirectory=build/jmh-lib -DincludeScope=provided
 	@touch $@
 
 jar: build/mechsym.jar
 build/mechsym.jar: $(JAVA_SRCS) build/lib/.stamp
 	@rm -rf build/classes && mkdir -p build/classes
-	$(JAVAC) --release 17 -Xlint:all,-options,-processing,-removal,-serial -d build/classes -cp 'build/lib/*' $(JAVA_SRCS)
+	$(JAVAC) --release 17 $(JAVAC_QUIET) -Xlint:all,-options,-processing,-removal,-serial -d build/classes -cp 'build/lib/*' $(JAVA_SRCS)
 	$(JAR) cf $@ -C build/classes .
 
 # The JMH benchmarks (jmh-src/mechsym/jmh/): javac runs JMH's annotation processor, which writes the generated
@@ -71,7 +79,7 @@ build/mechsym.jar: $(JAVA_SRCS) build/lib/.stamp
 jmh: build/jmh.jar
 build/jmh.jar: $(JMH_SRCS) build/jmh-lib/.stamp build/lib/.stamp build/mechsym.jar
 	@rm -rf build/jmh-classes && mkdir -p build/jmh-classes
-	$(JAVAC) --release 17 -Xlint:all,-options,-processing,-serial -d build/jmh-classes \
+	$(JAVAC) --release 17 $(JAVAC_QUIET) -Xlint:all,-options,-processing,-serial -d build/jmh-classes \
 	    -cp 'build/jmh-lib/*:build/lib/*:build/mechsym.jar' -processor org.openjdk.jmh.generators.BenchmarkProcessor $(JMH_SRCS)
 	$(JAR) cf $@ -C build/jmh-classes .
 
@@ -144,8 +152,10 @@ $(VENV)/.fleet-stamp: $(FLEET_REQS) $(VENV)/.stamp
 fleet: all fleet-deps
 	@test -n "$(INVENTORY)" || { echo "make fleet: give INVENTORY=hosts.ini (an Ansible inventory; see fleet/inventory.example.ini)"; exit 2; }
 	@test -n "$(EXPERIMENTS)" || { echo "make fleet: give EXPERIMENTS=locks,spsc (see \`.venv/bin/mechsym list\`)"; exit 2; }
+	@$(if $(filter stored,$(PRESET)),echo "make fleet: preset smoke (the default: a check that everything runs);" \
+	    "the stored results are make fleet ... PRESET=standard")
 	$(VPY) fleet/fleet.py --inventory '$(INVENTORY)' --experiments '$(EXPERIMENTS)' \
-	    --preset $(if $(filter stored,$(PRESET)),standard,$(PRESET)) $(if $(FLEET_OUT),--out '$(FLEET_OUT)')
+	    --preset $(if $(filter stored,$(PRESET)),smoke,$(PRESET)) $(if $(FLEET_OUT),--out '$(FLEET_OUT)')
 
 fleet-lock:
 	@test -x build/uv/bin/uv || { $(PYTHON) -m venv build/uv && build/uv/bin/pip install -q "uv==$(UV_VERSION)"; }
@@ -154,15 +164,22 @@ fleet-lock:
 
 # JupyterLab on notebooks/, headless: prints the URL to open (with its token) and how to reach it from another
 # machine. As root (most containers) it adds --allow-root. The port is fixed (no silent move to the next one), so
-# the printed URL is the one it serves.
+# the printed URL is the one it serves; a taken port is said first, with the fix, before any URL. Saving a notebook
+# writes its source (notebooks/jupytext.toml) and the .ipynb without outputs (the pre-save hook): the tree stays
+# clean. tests/test_lab.py starts the server with these options.
 lab: all
+	@$(VPY) -c 'import socket as k; s = k.socket(); s.setsockopt(k.SOL_SOCKET, k.SO_REUSEADDR, 1); \
+	    s.bind(("$(LAB_IP)", $(LAB_PORT)))' 2>/dev/null || { \
+	    echo "make lab: port $(LAB_PORT) on $(LAB_IP) is taken (a lab already running?): stop it, or pick another" \
+	         "port: make lab LAB_PORT=$$(($(LAB_PORT) + 1))"; exit 2; }
 	@token=$${JUPYTER_TOKEN:-$$($(VPY) -c 'import secrets; print(secrets.token_urlsafe(24))')}; \
 	host=$$(case "$(LAB_IP)" in 0.0.0.0|::) hostname;; *) echo "$(LAB_IP)";; esac); \
 	echo "JupyterLab on port $(LAB_PORT): open http://$$host:$(LAB_PORT)/lab?token=$$token"; \
 	echo "From another machine: ssh -N -L $(LAB_PORT):localhost:$(LAB_PORT) $$(id -un)@$$(hostname), then open" \
 	     "http://localhost:$(LAB_PORT)/lab?token=$$token there. Ctrl-C stops the lab."; \
 	JUPYTER_TOKEN=$$token exec $(VENV)/bin/jupyter lab --no-browser --ip=$(LAB_IP) --port=$(LAB_PORT) \
-	    --ServerApp.port_retries=0 --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+	    --ServerApp.port_retries=0 --ServerApp.root_dir=notebooks \
+	    --ContentsManager.pre_save_hook=mechsym.view.lab.strip_outputs $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # HTML reports from stored results (make reports PRESET=standard re-runs).
 reports: all

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import VENV_BIN, default_sigint, mechsym
+from conftest import ROOT, VENV_BIN, default_sigint, mechsym
 from mechsym.run import harness
 
 
@@ -78,7 +78,7 @@ def test_list(seeded):
                          r.stdout), r.stdout
     assert "locks" in r.stdout and "01-lock-implementations" in r.stdout
     run_id = next(p.stem for p in before if p.suffix == ".json")
-    assert re.search(rf"locks\s+{run_id}\s+smoke\s+\d{{4}}-\d\d-\d\d \d\d:\d\d UTC", r.stdout), r.stdout
+    assert re.search(rf"locks\s+{run_id}\s+smoke\s+lab\s+\d+ (s|min)\s+(current|stale|unknown)", r.stdout), r.stdout
 
 
 def test_list_imports_neither_pandas_nor_matplotlib_nor_jpype(results_dir):
@@ -290,3 +290,62 @@ def test_portable_paths_name_no_persons_directories(monkeypatch, tmp_path):
                      "--file=$MECHSYM_SCRATCH/seqio-1/seqio.dat"],
         "scratch": {"base": "$MECHSYM_SCRATCH", "default": "scratch-io"}, "rows": 12, "root": ".",
         "neighbour": f"{root}-old/build"}
+
+
+def test_dry_run_prints_the_class_path_once_and_fits_100_columns(results_dir):
+    """Without --preset a run is a smoke run (and says how to ask for standard); its dry run names the class path
+    once, as a shell assignment, and every command as shell lines within 100 columns."""
+    r = mechsym("run", "locks", "--dry-run")
+    assert r.returncode == 0, r.stderr
+    fits(r.stdout)
+    assert "preset smoke (the default" in r.stderr and "mechsym run locks --preset standard" in r.stderr
+    assert re.search(r"^locks \[smoke\]: \d+ cells", r.stdout, re.M), r.stdout[-500:]
+    assert r.stdout.count("mechsym.jar") == 1 and r.stdout.startswith("CP=\\\n")
+    assert " -cp $CP " in r.stdout or " -cp $CP\n" in r.stdout
+    lines = r.stdout.splitlines()
+    first = lines.index("monitor-thin")   # a variant, then its command: continued lines end with ` \`
+    assert lines[first + 1].startswith("  /") and lines[first + 1].endswith(" \\")
+
+
+def test_until_decided_lines_are_wrapped_with_their_indent(capsys):
+    from mechsym.cli.run import _wrapped
+
+    _wrapped("  locks.monitor-faster: " + "still inconclusive at --max-forks 40, " * 6)
+    _wrapped("")
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) > 2 and max(map(len, out)) <= 100 and out[-1] == ""
+    assert out[0].startswith("  locks.monitor") and all(line.startswith("    ") for line in out[1:-1])
+
+
+def test_list_has_a_protocol_column_and_fits_100_columns(results_dir):
+    """The stored runs by machine, with the protocol (lab | jmh) and the run an until-decided run extends."""
+    store = ROOT / "data" / "results"
+    machine = next(p for p in sorted(store.iterdir()) if (p / "locks").is_dir() and len(list(p.glob("*/*.json"))))
+    for run in ("ace4b2", "64e467", "104992"):   # a lab run, a JMH run of the same cells, an extension of the first
+        for f in (machine / "locks").glob(f"*-{run}.*"):
+            (results_dir / machine.name / "locks").mkdir(parents=True, exist_ok=True)
+            shutil.copy2(f, results_dir / machine.name / "locks" / f.name)
+    r = mechsym("list")
+    assert r.returncode == 0, r.stderr
+    fits(r.stdout)
+    assert re.search(r"experiment\s+run id\s+preset\s+protocol\s+took\s+code", r.stdout), r.stdout
+    assert re.search(r"-64e467\s+standard\s+jmh\s", r.stdout) and re.search(r"-104992\s+standard\s+lab \+ace4b2",
+                                                                            r.stdout), r.stdout
+    c = mechsym("compare", "ace4b2", "64e467")   # a lab run against a JMH run: their columns differ
+    assert c.returncode == 0, c.stderr
+    fits(c.stdout)
+    assert "A is protocol lab, B protocol jmh: cells matched on" in c.stdout
+    assert re.search(r"monitor-thin\s.*\d\.\d\dx", c.stdout), c.stdout
+    d = mechsym("compare", "64e467", "ace4b2")   # the JMH run first: the lab run's thread counts stay apart
+    assert d.returncode == 0, d.stderr
+    fits(d.stdout)
+    assert re.search(r"^variant .*\bthreads\b", d.stdout, re.M) and re.search(r"monitor-thin\s.*\d\.\d\dx", d.stdout)
+
+
+def test_make_fleet_without_preset_runs_smoke_and_says_so():
+    venv = Path(sys.executable).parent.parent
+    r = subprocess.run(["make", "-n", "-o", "all", "-o", "fleet-deps", "fleet", f"VENV={venv}",
+                        "INVENTORY=fleet/inventory.example.ini", "EXPERIMENTS=writecombining"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "--preset smoke" in r.stdout and "PRESET=standard" in r.stdout, r.stdout

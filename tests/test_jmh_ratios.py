@@ -50,8 +50,12 @@ def test_the_ratio_table_flags_a_cell_outside_the_band_and_says_unexplained(demo
     b = t.loc["b, threads 1"]
     assert b["flagged"] and b["low"] > 1.1 and b["lab/JMH"] == pytest.approx(102 / 52) and b["jdk"] == "17"
     assert b["explanation"].startswith(jmh_ratios.UNEXPLAINED) and t.loc["a, threads 1", "explanation"] == ""
-    text = jmh_ratios.ratio_text(jmh_ratios.overview_table(machine="m1"))
+    from mechsym.cli.verdicts import jmh_text
+
+    lines = jmh_text(jmh_ratios.overview_table(machine="m1"), 100)
+    text = "\n".join(lines)
     assert "2 headline cells; 1 flagged" in text and "- demo, b, threads 1: UNEXPLAINED" in text
+    assert max(map(len, lines)) <= 100 and "comparable" in text and "(differ > 10%)" in text
     section, tables = jmh_ratios.summary("demo", machine="m1")
     assert "**UNEXPLAINED**" in section and "b, threads 1, jdk 17: lab/JMH 1.96" in section
     assert tables[0].set_index("variant").loc["b", "why they differ"].startswith("UNEXPLAINED")

@@ -310,3 +310,22 @@ def test_stored_results_do_not_make_the_tree_dirty(repo):
     assert provenance.git_state(repo).clean
     (repo / "src" / "mechsym" / "experiments" / "foo" / "new.py").write_text("X = 1\n")
     assert provenance.git_state(repo).dirty_files() == ["src/mechsym/experiments/foo/new.py"]
+
+
+def test_a_saved_notebook_does_not_make_the_tree_dirty(repo):
+    """A notebook saved in JupyterLab (its paired .ipynb and source, with a new PRESET) is not code that makes a
+    number: a standard run is not refused for it; a changed kernel or shared module still is."""
+    from mechsym import MechsymError
+    from mechsym.run import sweep
+
+    for path in ("notebooks/16.ipynb", "notebooks/src/16.py", "docs/new.md"):
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text('PRESET = "standard"\n')
+    assert provenance.git_state(repo).clean
+    sweep.check_clean("standard", state=provenance.git_state(repo))
+    (repo / "src" / "mechsym" / "launch.py").write_text("X = 2\n")
+    (repo / "c-src" / "other.c").write_text("int main(void) { return 1; }\n")
+    state = provenance.git_state(repo)
+    assert state.dirty_files() == ["c-src/other.c", "src/mechsym/launch.py"]
+    with pytest.raises(MechsymError, match=r"tree is not clean \(2 changed files"):
+        sweep.check_clean("standard", state=state)

@@ -149,3 +149,23 @@ def test_with_code_keeps_the_code_and_never_the_parameters(tmp_path):
         assert ("summary_table" in text) == with_code and ("nothing shown" in text) == with_code
         # numbers right-aligned, text left-aligned
         assert '<td class="mechsym-num">312.4M ops/s</td>' in text and "<td>cross-core</td>" in text
+
+
+def test_reports_name_each_notebook_as_it_starts(tmp_path, monkeypatch, capsys):
+    """`make reports` is not silent for the first minute: a notebook is named before it renders, then its page."""
+    from mechsym.view import index, reports
+
+    said_before = []
+
+    def execute(nb, out, preset, machine):
+        said_before.append(capsys.readouterr().err)
+        out.write_text("{}")
+        return 1.0
+
+    monkeypatch.setattr(reports, "execute", execute)
+    monkeypatch.setattr(reports, "to_html", lambda src, html, with_code: html.write_text("<html></html>"))
+    monkeypatch.setattr(index, "write_index", lambda out, written, **kw: out / "index.html")
+    reports.build(output=str(tmp_path), only=["07-write-combining", "16-let-the-caller-choose"])
+    assert said_before[0] == "[1/2] 07-write-combining: rendering (stored)\n"
+    assert said_before[1].splitlines() == [f"[1/2] 07-write-combining: {tmp_path}/07-write-combining.html (1.0 s)",
+                                           "[2/2] 16-let-the-caller-choose: rendering (stored)"]

@@ -313,3 +313,16 @@ def test_a_jmh_run_of_the_same_code_is_never_a_sibling(monkeypatch):
     monkeypatch.setattr(provenance, "is_current", lambda meta: True)
     monkeypatch.setattr(provenance, "run_fingerprint", lambda meta: ("same", ""))
     assert [m["run_id"] for m in verdict_runs.sibling_runs("x", "m", {"a"})] == ["b"]
+
+
+@pytest.mark.parametrize("values", [[1.0, float("nan"), "a", True, 2.0, 1.0, None, "False"], [1.0, float("nan"), 2.5],
+                                    [True, False, True], [1, 2, 3], ["x", "y", "x"]])
+def test_normed_columns_agree_with_norm_value_by_value(values):
+    """The plan's cell matching normalises each distinct value once (fast on a stored run's 10^5 rows); it must
+    read every row as norm() does, True and 1.0 in one column included."""
+    import pandas as pd
+
+    from mechsym.judge.plan import norm, normed
+
+    col = pd.Series(values * 3)
+    assert list(normed(col)) == [norm(v) for v in col]

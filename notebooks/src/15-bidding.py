@@ -1,10 +1,5 @@
 # ---
 # jupyter:
-#   jupytext:
-#     formats: ipynb,py:percent
-#     text_representation:
-#       extension: .py
-#       format_name: percent
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python

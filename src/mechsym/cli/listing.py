@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 from .. import MechsymError
-from .text import columns, duration_text, rel_path, text_table, when_text, wrap_lines
+from .text import columns, duration_text, rel_path, text_table, wrap_lines
 
 
 def defer_import(name: str) -> None:
@@ -87,29 +87,42 @@ def command() -> int:
     if not index:
         out.append(f"Stored runs: none in {rel_path(root)} yet")
     else:
-        multi = len({m for m, _, _, _ in index}) > 1 or any(m != here for m, _, _, _ in index)
         out += wrap_lines("Stored runs (`mechsym show NAME --run ID`; notebooks show each machine's newest run of the "
-                          "most thorough preset)", width)
-        rows = []
-        for m, _, e, j in sorted(index, key=lambda x: (x[2], x[0], x[3].name)):
-            try:
-                meta = store.read_meta(j)
-            except MechsymError as err:
-                rows.append([e, j.stem, "?", "?", str(err), ""] + ([m] if multi else []))
-                continue
-            status = meta.get("status", "complete")
-            meta.setdefault("experiment", e)
-            rows.append([e, meta["run_id"], meta.get("preset", "?"), when_text(meta),
-                         duration_text(meta.get("seconds")) + ("" if status == "complete" else f" {status}"),
-                         _code(meta)]
-                        + ([m + (" (this machine)" if m == here else "")] if multi else []))
-        header = ["experiment", "run id", "preset", "started", "took", "code"] + (["machine"] if multi else [])
-        out += text_table(rows, header, wrap=(5, 6) if multi else (5,), indent=2, width=width)
+                          "most thorough preset), by machine; a run id starts with its start time (UTC)", width)
+        machines = sorted({m for m, _, _, _ in index}, key=lambda m: (m != here, m))
+        for machine_id in machines:
+            out.append("")
+            out.append(f"  {machine_id}" + (" (this machine)" if machine_id == here else ""))
+            rows = []
+            for m, _, e, j in sorted(index, key=lambda x: (x[2], x[3].name)):
+                if m != machine_id:
+                    continue
+                try:
+                    meta = store.read_meta(j)
+                except MechsymError as err:
+                    rows.append([e, j.stem, "?", "?", "?", str(err)])
+                    continue
+                status = meta.get("status", "complete")
+                meta.setdefault("experiment", e)
+                rows.append([e, meta["run_id"], meta.get("preset", "?"), _made_by(meta),
+                             duration_text(meta.get("seconds")) + ("" if status == "complete" else f" {status}"),
+                             _code(meta)])
+            header = ["experiment", "run id", "preset", "protocol", "took", "code"]
+            out += text_table(rows, header, wrap=(3, 4, 5), indent=2, width=width)
+        out += wrap_lines("protocol: 'lab' (the kernels) or 'jmh' (JMH, a second opinion); '+ID': forks added by "
+                          "--until-decided to run ID, judged with it.", width)
         out += wrap_lines("code: 'current' when the run's kernel fingerprint is the checkout's; a stale run was "
                           "measured with other kernels; 'unknown': made from a dirty tree "
                           "or a commit not in this history. Neither votes; `make refresh` re-runs them", width)
     print("\n".join(out))
     return 0
+
+
+def _made_by(meta: dict) -> str:
+    """'lab' or 'jmh', with '+ace4b2' for an --until-decided run extending run ...-ace4b2."""
+    protocol = str((meta.get("overrides") or {}).get("protocol") or "lab")
+    extends = meta.get("extends")
+    return protocol + (f" +{str(extends).rsplit('-', 1)[-1]}" if extends else "")
 
 
 def _code(meta: dict) -> str:

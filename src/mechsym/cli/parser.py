@@ -54,7 +54,8 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="this machine, the JDKs found, the experiments and the stored runs")
     r = sub.add_parser("run", help="run an experiment's sweep and store the results")
     r.add_argument("experiment")
-    r.add_argument("--preset", default="standard", action=_Once, help="smoke | standard | full (default: standard)")
+    r.add_argument("--preset", default=None, action=_Once,
+                   help="smoke | standard | full (default: smoke, seconds; with --until-decided: standard)")
     r.add_argument("--jdk", default=None, action=_Once,
                    help="JDK feature versions (17,25), a JDK home, or 'all' (default)")
     r.add_argument("--threads", default=None, action=_Once,

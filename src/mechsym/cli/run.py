@@ -16,9 +16,16 @@ def command(args) -> int:
     from ..machine.jdk import select
 
     module = experiments.get(args.experiment)
-    sweep.check_preset(args.preset)
     if getattr(args, "until_decided", False):
+        args.preset = args.preset or "standard"   # it extends a stored measurement: there is no smoke one
+        sweep.check_preset(args.preset)
         return _until_decided(args, module)
+    if args.preset is None:   # a check, in seconds; a measurement is asked for by name
+        args.preset = "smoke"
+        print("\n".join(wrap_lines(f"preset smoke (the default: seconds, a check that everything runs); the "
+                                    f"stored results are `mechsym run {module.NAME} --preset standard`",
+                                    columns())), file=sys.stderr)
+    sweep.check_preset(args.preset)
     for opt, given in (("--budget", args.budget), ("--max-forks", args.max_forks)):
         if given is not None:
             raise MechsymError(f"{opt}: only with --until-decided")
@@ -37,8 +44,7 @@ def command(args) -> int:
                      timeout=args.timeout, only=args.only, protocol=args.protocol)
     if args.dry_run:
         cells = sweep.plan(module, args.preset, jdks, **overrides)
-        for c in cells:
-            print(f"{c.variant:24s} {'SKIP ' + c.unavailable if c.unavailable else c.command_line()}")
+        print("\n".join(dry_run_lines(cells, columns())))
         print("\n".join(_plan_summary(module.NAME, args.preset, cells)))
         return 0
     meta = sweep.execute(module, args.preset, jdks=jdks, progress=not args.no_progress,
@@ -71,8 +77,57 @@ def _until_decided(args, module) -> int:
     max_forks = decide.check_max_forks(args.max_forks if args.max_forks is not None else decide.MAX_FORKS)
     decide.run(module, args.preset, select(args.jdk), budget=budget, max_forks=max_forks,
                progress=not args.no_progress, allow_dirty=args.allow_dirty, dry_run=args.dry_run,
-               timeout=args.timeout)
+               timeout=args.timeout, write=_wrapped)
     return 0
+
+
+def _wrapped(line: str) -> None:
+    """A line of the until-decided loop within the terminal's columns: continuations two columns further in."""
+    indent = " " * (len(line) - len(line.lstrip(" ")))
+    print("\n".join(wrap_lines(line.strip(), columns(), indent + "  ", indent or " ")
+                    if line.strip() else [""]))
+
+
+def dry_run_lines(cells, width: int) -> list[str]:
+    """Each cell's variant and its command, wrapped as a shell line (` \\` continuations) within `width`. A class path,
+    the same on every Java line and ~500 columns, is printed once as a shell assignment (CP=..., one entry a line)
+    and written "$CP" in the commands, so the lines still run when pasted after it."""
+    import shlex
+
+    names: dict[str, str] = {}   # class path -> its variable
+    commands = []
+    for c in cells:
+        if c.unavailable:
+            commands.append((c.variant, None, c.unavailable))
+            continue
+        argv = [shlex.quote(a) for a in shlex.split(c.command_line())]
+        for i in range(len(argv) - 1):
+            if argv[i] in ("-cp", "-classpath", "--class-path"):
+                path = shlex.split(argv[i + 1])[0]
+                argv[i + 1] = "$" + names.setdefault(path, "CP" if not names else f"CP{len(names) + 1}")
+        commands.append((c.variant, argv, None))
+    out = []
+    for path, name in names.items():
+        entries = path.split(":")
+        out += [f"{name}=\\"] + [e + ":\\" for e in entries[:-1]] + [entries[-1]]
+    for variant, argv, skip in commands:
+        if argv is None:
+            out += wrap_lines(f"{variant}: SKIP {skip}", width, "    ")
+        else:
+            out += [variant] + _shell_wrap(argv, width)
+    return out
+
+
+def _shell_wrap(words: list[str], width: int) -> list[str]:
+    """A command as shell lines within `width`: two spaces in, continuations six, ` \\` at each break."""
+    lines, line = [], "  "
+    for w in words:
+        if line.strip() and len(line) + 1 + len(w) + 2 > width:
+            lines.append(line + " \\")
+            line = "      " + w
+        else:
+            line = line + (" " if line.strip() else "") + w
+    return lines + [line]
 
 
 def per_fork_seconds(experiment: str, preset: str) -> tuple[float | None, str]:

@@ -98,6 +98,11 @@ def _notes(df, meta: dict, width: int) -> None:
                                    f"first: {failures[0].get('message', '')}", width, "  ", "")))
 
 
+def protocol_of(meta: dict) -> str:
+    """'lab' (the kernels) or the protocol a run was made with (--protocol jmh)."""
+    return str((meta.get("overrides") or {}).get("protocol") or "lab")
+
+
 def compare(args) -> int:
     """`mechsym compare`: two stored runs of an experiment side by side, cell by cell, with ratios."""
     import pandas as pd
@@ -119,13 +124,29 @@ def compare(args) -> int:
     oka, okb = (d[d["status"] == "ok"] if "status" in d else d for d in (da, db))
     metrics = pick_metrics(pd.concat([oka, okb]), args.metric)
     both = pd.concat([oka[oka["metric"].isin(metrics)], okb[okb["metric"].isin(metrics)]], ignore_index=True)
-    keys = [k for k in cell_keys(both, [] if len(metrics) == 1 else ["metric"]) if k not in ("run_id", "machine")]
-    ca, cb = per_cell(oka[oka["metric"].isin(metrics)], metrics, keys), per_cell(okb[okb["metric"].isin(metrics)], metrics, keys)
+    start = [] if len(metrics) == 1 else ["metric"]
+    pa, pb = protocol_of(a), protocol_of(b)
+    if pa == pb:
+        keys = cell_keys(both, start)
+    else:   # two protocols (the lab's kernels, JMH) write different columns, in another order: each run's own keys
+        ka = cell_keys(oka[oka["metric"].isin(metrics)], start)
+        keys = ka + [k for k in cell_keys(okb[okb["metric"].isin(metrics)], start) if k not in ka]
+    keys = [k for k in keys if k not in ("run_id", "machine")]
+    # cells are matched on the keys both runs have; a key only one has is shown as a dash for the other
+    shared = [k for k in keys if k in oka and k in okb]
+    ca = per_cell(oka[oka["metric"].isin(metrics)], metrics, [k for k in keys if k in oka])
+    cb = per_cell(okb[okb["metric"].isin(metrics)], metrics, [k for k in keys if k in okb])
     for c in (ca, cb):
         for k in keys:
-            c[k] = c[k].map(key_text)
+            if k in c:
+                c[k] = c[k].map(key_text)
     ca["_order"], cb["_order"] = range(len(ca)), range(len(ca), len(ca) + len(cb))
-    j = ca.merge(cb, on=keys + ["metric", "unit"], how="outer", suffixes=("_a", "_b"))
+    j = ca.merge(cb, on=shared + ["metric", "unit"], how="outer", suffixes=("_a", "_b"))
+    for k in keys:
+        j[k] = j[k].fillna(DASH)
+    if pa != pb:
+        print("\n".join(wrap_lines(f"A is protocol {pa}, B protocol {pb}: cells matched on {', '.join(shared)}",
+                                    width)))
     j = j.assign(_o=j["_order_a"].fillna(j["_order_b"])).sort_values("_o", kind="stable")
     units = list(dict.fromkeys(j["unit"].astype(str)))
     strip = len(units) == 1 and units[0] in RATE_UNITS

@@ -91,5 +91,32 @@ def _jmh_ratios(args) -> int:
     if args.format == "csv":
         t.to_csv(sys.stdout, index=False)
     else:
-        print(jmh_ratios.ratio_text(t))
+        print("\n".join(jmh_text(t, columns())))
     return 0
+
+
+def jmh_text(t, width: int) -> list[str]:
+    """overview_table's rows within `width`: a table per experiment, one line a cell (cell and reading wrapped),
+    a flagged cell's reading marked, then each flagged cell's explanation (or UNEXPLAINED) in full, wrapped."""
+    import math
+
+    from ..jmh import ratios as jmh_ratios
+
+    if t.empty:
+        return wrap_lines("No JMH run is stored yet: `mechsym run EXPERIMENT --protocol jmh --preset standard` makes "
+                          f"one (experiments with JMH cells: {', '.join(jmh_ratios.SPECS)}).", width)
+    d = jmh_ratios.ratio_display(t)
+    cols = ["cell", "jdk", "post", "lab", "JMH", "unit", "lab/JMH", "interval", "reading"]
+    fmt = lambda v: ("" if math.isnan(v) else f"{v:.4g}") if isinstance(v, float) else str(v)  # noqa: E731
+    out = []
+    for experiment, g in d.groupby("experiment", sort=False):
+        rows = [[fmt(v) for v in r] for r in g[cols].itertuples(index=False)]
+        for r, flag in zip(rows, g["flag"]):
+            r[-1] += f" ({flag})" if flag else ""
+        out += ["", experiment] + text_table(rows, cols, right=(2, 3, 4, 6), wrap=(0, 8), indent=2, width=width)
+    flagged = t[t["flagged"]]
+    out += [""] + wrap_lines(f"{len(t)} headline cells; {len(flagged)} flagged (lab/JMH interval wholly outside "
+                             f"{jmh_ratios.BAND[0]}-{jmh_ratios.BAND[1]}).", width)
+    for _, r in flagged.iterrows():
+        out += wrap_lines(f"{r['experiment']}, {r['cell']}: {r['explanation']}", width, "  ", "- ")
+    return out[1:]

@@ -1,5 +1,5 @@
 """What JMH says beside the lab, as the pages show it: each notebook's "What does JMH say?" section (summary,
-section), the overview's lab/JMH ratio table (overview_table, ratio_text for `mechsym verdicts --jmh`) and why a
+section), the overview's lab/JMH ratio table (overview_table; `mechsym verdicts --jmh` prints it) and why a
 flagged cell differs (EXPLANATIONS: data/jmh/explanations.csv). The cells themselves are paired in jmh_views."""
 
 from __future__ import annotations
@@ -170,32 +170,6 @@ def ratio_display(t: pd.DataFrame) -> pd.DataFrame:
     out["explanation"] = t["explanation"]
     out["forks (lab, JMH)"] = [f"{a}, {b}" for a, b in zip(t["lab forks"], t["JMH forks"])]
     return out
-
-
-def ratio_text(t: pd.DataFrame) -> str:
-    """overview_table's rows as a plain-text table (`mechsym verdicts --jmh`), for the closing note: one line per
-    cell, then each flagged cell's explanation (or UNEXPLAINED) in full."""
-    if t.empty:
-        return ("No JMH run is stored yet: `mechsym run EXPERIMENT --protocol jmh --preset standard` makes one "
-                f"(experiments with JMH cells: {', '.join(SPECS)}).")
-    d = ratio_display(t)
-    cols = ["experiment", "cell", "jdk", "post", "lab", "JMH", "unit", "lab/JMH", "interval", "reading", "flag"]
-    cells = [[_fmt(v) for v in row] for row in d[cols].itertuples(index=False)]
-    widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(cols)]
-    line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, widths)).rstrip()  # noqa: E731
-    out = [line(cols), line(["-" * w for w in widths]), *(line(r) for r in cells)]
-    flagged = t[t["flagged"]]
-    out += ["", f"{len(t)} headline cells; {len(flagged)} flagged (lab/JMH interval wholly outside "
-                f"{BAND[0]}-{BAND[1]})."]
-    for _, r in flagged.iterrows():
-        out.append(f"- {r['experiment']}, {r['cell']}: {r['explanation']}")
-    return "\n".join(out)
-
-
-def _fmt(v) -> str:
-    if isinstance(v, float):
-        return "" if math.isnan(v) else f"{v:.4g}"
-    return str(v)
 
 
 # ---------------------------------------------------------------- why a flagged cell differs

@@ -149,6 +149,22 @@ def base_run(name: str, preset: str) -> tuple[dict, pd.DataFrame]:
     return base, df
 
 
+def normed(col: pd.Series) -> np.ndarray:
+    """norm() of every value of a column, computed once per distinct value (a stored run has ~10^5 rows and a few
+    distinct values a column: mapping every row made a dry run of --until-decided take minutes)."""
+    if col.dtype != object:   # one type: pandas finds the distinct values
+        codes, uniques = pd.factorize(col, use_na_sentinel=False)
+        return np.array([norm(u) for u in uniques], dtype=object)[codes]
+    seen: dict = {}   # mixed types (True and 1.0 are equal keys, not equal cells): keyed by type and value
+    out = np.empty(len(col), dtype=object)
+    for i, v in enumerate(col.to_numpy()):
+        key = (type(v), "nan" if v != v else v)
+        if key not in seen:
+            seen[key] = norm(v)
+        out[i] = seen[key]
+    return out
+
+
 def forks_of(df: pd.DataFrame, cell) -> tuple[int, int]:
     """(forks that passed, the next fork number) of one plan cell in these rows."""
     key = dict(cell_key(cell))
@@ -156,7 +172,7 @@ def forks_of(df: pd.DataFrame, cell) -> tuple[int, int]:
     mask = np.ones(len(ok), dtype=bool)
     for k, v in key.items():
         if k in ok:
-            mask &= ok[k].map(norm).to_numpy() == v
+            mask &= normed(ok[k]) == v
     rows = ok[mask]
     if rows.empty:
         return 0, 0

@@ -21,8 +21,10 @@ from .fingerprint import (
     python_tokens, repo_root)
 
 STALE, CURRENT, UNKNOWN = "stale", "current", "unknown"
-#: Pathspecs left out of the git state: what the lab writes, not what decides its numbers.
-OUTPUTS = (":(exclude)data/results",)
+#: What the git state looks at: what a kernel fingerprint is made of (the kernels, the JMH benchmarks, pom.xml, the
+#: experiments) and the shared code that builds and runs them. Notebooks, docs, tests and stored results are not code
+#: that makes a number: a notebook saved in JupyterLab, or the runs a refresh has just stored, never refuse a run.
+CODE = ("java-src", "jmh-src", "c-src", "pom.xml", "src", "Makefile", "pyproject.toml", "requirements.lock")
 
 
 # ---------------------------------------------------------------- the git state and the built artefacts
@@ -42,18 +44,19 @@ class GitState:
 
 
 def git_state(root: Path | str | None = None) -> GitState:
-    """The checkout's commit, whether its tree is clean, and (when not) the diff that rebuilds it from the commit.
+    """The checkout's commit, whether its code (CODE) is clean, and (when not) the diff that rebuilds it from the
+    commit.
 
     Untracked files that git does not ignore count as changes (a new kernel source is code): they are in the diff as
-    new files. The results store (data/results/) is output, not code: the runs a refresh has just stored do not make
-    the next experiment's tree dirty."""
+    new files. Only CODE is looked at: the results store is output (the runs a refresh has just stored do not make
+    the next experiment's tree dirty), and a notebook, a page or a test decides no number."""
     root = Path(root or repo_root())
     head = _git(root, "rev-parse", "HEAD")
     if head is None:
         return GitState("unknown", False, b"")
     commit = head.decode().strip()
-    diff = _git(root, "diff", "--binary", "HEAD", "--", ".", *OUTPUTS) or b""
-    untracked = (_git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", ".", *OUTPUTS)
+    diff = _git(root, "diff", "--binary", "HEAD", "--", *CODE) or b""
+    untracked = (_git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", *CODE)
                  or b"").split(b"\0")
     for name in filter(None, untracked):
         try:

@@ -180,6 +180,14 @@ def to_html(executed: Path, html: Path, with_code: bool = False) -> None:
     html.write_text(body)
 
 
+def rel(path: Path) -> str:
+    """A path relative to the repository when it is inside it."""
+    try:
+        return str(path.resolve().relative_to(repo_root().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def build(preset: str = "stored", output: str | None = None, machine: str | None = None,
           only: list[str] | None = None, with_code: bool = False) -> list[Path]:
     """Render every notebook (00-overview last, so it sees what the others just ran), then reports/index.html.
@@ -201,8 +209,10 @@ def build(preset: str = "stored", output: str | None = None, machine: str | None
     todo = [nb for nb in notebooks() if not only or nb.stem in only]
     todo.sort(key=lambda p: (p.stem.startswith("00-"), p.stem))
     with tempfile.TemporaryDirectory() as tmp:
-        for nb in todo:
+        for n, nb in enumerate(todo, 1):
             executed = Path(tmp) / nb.name
+            # said as it starts: a notebook that re-runs its sweep, or the overview, takes a minute or more
+            print(f"[{n}/{len(todo)}] {nb.stem}: rendering ({preset})", file=sys.stderr, flush=True)
             try:
                 secs = execute(nb, executed, preset, machine)
             except MechsymError as e:
@@ -211,7 +221,7 @@ def build(preset: str = "stored", output: str | None = None, machine: str | None
                 continue
             html = out / f"{nb.stem}.html"
             to_html(executed, html, with_code)
-            print(f"{html} ({secs:.1f} s)", file=sys.stderr)
+            print(f"[{n}/{len(todo)}] {nb.stem}: {rel(html)} ({secs:.1f} s)", file=sys.stderr, flush=True)
             written.append(html)
     if not todo:
         raise MechsymError("no notebooks found under notebooks/" + (f" named {', '.join(only)}" if only else ""))
