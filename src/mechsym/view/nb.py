@@ -49,6 +49,14 @@ def results(experiment: str, preset: str = "stored", machine: str | None = None,
     return df
 
 
+def short_commit(meta: dict) -> str:
+    """The run's commit cut to 12 hex digits, with "-dirty" kept (a run made with --allow-dirty, or a smoke run on a
+    dirty tree: its code is the commit plus a diff)."""
+    commit = str(meta.get("git_commit", ""))
+    dirty = commit.endswith("-dirty") or (meta.get("provenance") or {}).get("clean") is False
+    return commit.removesuffix("-dirty")[:12] + ("-dirty" if dirty else "")
+
+
 def machine_table(df: pd.DataFrame | None = None, experiment: str | None = None) -> pd.DataFrame:
     """Machine and JDKs of the results shown (from their metadata), or of this machine when nothing is stored."""
     rows = []
@@ -63,7 +71,7 @@ def machine_table(df: pd.DataFrame | None = None, experiment: str | None = None)
                 "JDKs": "; ".join(f"{j['feature']}: {j['vendor']} {j['version']}" for j in m.get("jdks", [])),
                 "preset": m.get("preset"), "run": m.get("run_id"), "started": m.get("start"),
                 "minutes": round(m.get("seconds", 0) / 60, 1) if m.get("seconds") else None,
-                "taskset": m.get("taskset"), "git commit": str(m.get("git_commit", ""))[:12],
+                "taskset": m.get("taskset"), "git commit": short_commit(m),
             })
     else:
         info = machine_info()
