@@ -1,5 +1,6 @@
-"""data/fidelity: every file keeps the schema (mechsym.fidelity.records), a bad row is refused with a one-line message, and
-the reading against the 0.9-1.1 band."""
+"""data/fidelity: every file keeps the schema (mechsym.fidelity.records), a bad row is refused with a one-line message,
+the reading against the 0.9-1.1 band (an A/A outside it too), and "today's kernel" derived from the kernel's
+fingerprint at the row's commit, never typed."""
 
 import pandas as pd
 import pytest
@@ -66,6 +67,45 @@ def test_the_reading_against_the_band(ratio, low, high, expected):
 
 def test_the_table_puts_todays_kernel_first_and_says_when_nothing_was_measured():
     rows = fidelity.table("spsc")
-    assert rows["today's kernel"].iloc[0] == "yes" and set(rows["today's kernel"]) == {"yes", "no"}
+    order = {"yes": 0, "unknown": 1, "no": 2}
+    derived = list(rows["today's kernel"])
+    assert set(derived) <= set(order) and derived == sorted(derived, key=order.get)
     assert "No fidelity measurement exists yet for c:pingpong" in fidelity.section("signalling", ["c:pingpong"]).data
     assert "No fidelity measurement exists yet for the locks experiment" in fidelity.section("locks").data
+
+
+def test_an_outside_a_a_reads_outside_whatever_the_ratio():
+    assert fidelity.reading({**GOOD, "aa_ratio": "0.892"}) == "outside 0.9-1.1 (A/A 0.892)"
+    assert fidelity.reading({**GOOD, "aa_ratio": "1.105"}).startswith("outside")
+    assert fidelity.reading({**GOOD, "aa_ratio": "1.00"}) == "within 0.9-1.1"
+
+
+def test_todays_kernel_is_derived_from_the_kernel_fingerprint_at_the_rows_commit(tmp_path, monkeypatch):
+    import subprocess
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True,
+                       capture_output=True)
+    java = tmp_path / "java-src/mechsym/foo/Foo.java"
+    java.parent.mkdir(parents=True)
+    java.write_text("package mechsym.foo;\n/** The lesson. */\npublic class Foo { long run() { return 1; } }\n")
+    c = tmp_path / "c-src/spin.c"
+    c.parent.mkdir(parents=True)
+    c.write_text("int main(void) { return 0; }\n")
+    (tmp_path / "Makefile").write_text("CC ?= gcc\nbuild/c/%: c-src/%.c\n\t$(CC) -O2 -o $@ $<\n")
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "kernels")
+    commit = subprocess.run(["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    monkeypatch.setenv("MECHSYM_CODE_ROOT", str(tmp_path))
+    assert fidelity.todays_kernel("mechsym.foo.Foo", commit) == "yes"
+    assert fidelity.todays_kernel("c:spin", commit) == "yes"
+    java.write_text(java.read_text().replace("The lesson.", "Another lesson."))   # a comment: same code
+    assert fidelity.todays_kernel("mechsym.foo.Foo", commit) == "yes"
+    java.write_text(java.read_text().replace("return 1;", "return 2;"))
+    assert fidelity.todays_kernel("mechsym.foo.Foo", commit) == "no"
+    assert fidelity.todays_kernel("c:spin", commit) == "yes"   # another kernel's edit leaves it
+    (tmp_path / "Makefile").write_text("CC ?= gcc\nbuild/c/%: c-src/%.c\n\t$(CC) -O0 -o $@ $<\n")
+    assert fidelity.todays_kernel("c:spin", commit) == "no"    # its compiler flags changed
+    assert fidelity.todays_kernel("mechsym.foo.Foo", "0" * 40) == "unknown"

@@ -124,7 +124,7 @@ def test_the_verdict_table_gets_a_jmh_sub_row_never_the_primary(demo, monkeypatc
 
 
 def test_the_verdict_cache_key_changes_with_a_jmh_run(demo, monkeypatch, tmp_path):
-    monkeypatch.setattr("mechsym.store.provenance.checkout_fingerprint", lambda name: "k")
+    monkeypatch.setattr("mechsym.store.provenance.checkout_fingerprint", lambda name, *a, **k: "k")
     before = verdict_cache._jmh_runs("demo")
     key = verdict_cache.cache_key("demo", "m1", None, False)
     save_runs(jmh_rate={"a": 90.0, "b": 50.0}, run="cccccc", lab_run=False)

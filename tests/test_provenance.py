@@ -149,7 +149,7 @@ from pathlib import Path  # noqa: E402
 
 from conftest import ROOT, mechsym  # noqa: E402
 
-CODE = ("java-src", "c-src", "pom.xml", "src/mechsym/experiments")
+CODE = ("java-src", "jmh-src", "c-src", "pom.xml", "Makefile", "src/mechsym")
 LOOP = "java-src/mechsym/callerchoose/SplitCost.java"
 
 

@@ -102,8 +102,9 @@ nb.table(exp.unavailable(df))
 # ## Which run the post timed
 #
 # The post timed one run: the first after its single long warm-up. Here each JVM goes on to time more runs, and on
-# today's JDKs the first one is different: in the lab's stored runs every `synchronized` variant runs at a quarter of
-# the speed it reaches from the second run on, while `ReentrantLock`, `AtomicLong` and `StampedLock` do not change.
+# today's JDKs the first one is different: in the lab's stored runs every `synchronized` variant runs slower in the
+# first run than from the second run on (by how much depends on the JDK and the variant: 1.58x for monitor-default on
+# JDK 25; the table below), while `ReentrantLock`, `AtomicLong` and `StampedLock` do not change.
 # The first run's speed is what the monitors give with lock coarsening turned off (notebook 02), so the code it runs
 # most likely does not coarsen the lock: the loop compiled on the stack during the long warm-up (OSR), which the
 # first measured run enters again; from the second run on, the normally compiled method takes the lock once for
@@ -117,10 +118,11 @@ nb.table(exp.protocol_table(df))
 
 # %% [markdown]
 # So the same forks answer the first post's questions two ways. In the lab's stored runs, under the post's protocol
-# (the first run) the monitors are slow and `ReentrantLock` comes out ahead of them at 3+ threads; under the lab's
-# (the median of the runs) the coarsened monitors beat `ReentrantLock` at every thread count. Both rows are in the
-# verdict table: whether "ReentrantLock scales better" depends on which compiled code the timed run happens to
-# execute, not only on the locks. The lab's medians, for comparison:
+# (the first run) the monitors are slow at one thread, yet `ReentrantLock` does not come out ahead of them at 3
+# threads (the table above: 60.2M ops/s against 92.1M for monitor-thin and 178.6M for monitor-default); under the
+# lab's (the median of the runs) the coarsened monitors beat `ReentrantLock` at every thread count. Both rows are in
+# the verdict table: how far the monitors lead depends on which compiled code the timed run happens to execute,
+# not only on the locks. The lab's medians, for comparison:
 
 # %%
 nb.table(exp.scaling_table(df, "single", LAB))

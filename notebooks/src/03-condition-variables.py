@@ -225,11 +225,12 @@ nb.verdict_table(exp, df, NB)
 # - **Virtual CPUs.** On a hypervisor a thread parked on the *other* vCPU is woken by an inter-processor interrupt
 #   that the host must deliver, often to a vCPU that halted and left the physical CPU: a `signal()` across vCPUs can
 #   cost tens of microseconds, far more than on the posts' bare-metal Nehalem. Where the tables above show `same-cpu`
-#   and `unpinned` far below `cross-core`, that is why: with both threads on one CPU the wake-up is a local context
-#   switch, and an unpinned pair that the scheduler keeps together (Linux's wake-affine placement puts a woken thread
-#   near its waker) gets the same. This is the post's scheduler point turned around: placement still dominates, but
-#   which placement wins depends on what a wake-up costs, so claims 2 and 3 are about the 2011 hardware as much as
-#   about locks.
+#   far below `cross-core`, that is why: with both threads on one CPU the wake-up is a local context switch. An
+#   unpinned pair gets the same only when the scheduler keeps it together (Linux's wake-affine placement puts a woken
+#   thread near its waker); when it does not, `unpinned` lands beside `cross-core`, as it did in the runs reviewed
+#   for issue 52 (27.68 against 27.90 µs). This is the post's scheduler point turned around: placement still
+#   dominates, but which placement wins depends on what a wake-up costs, so claims 2 and 3 are about the 2011
+#   hardware as much as about locks.
 # - **The ratio to volatile signalling** is measured in the same sweep; the busy-spin side is sensitive to anything
 #   else running on the machine (a spinning thread that loses its vCPU stalls the pair for a time slice), which is
 #   why its spread is shown and its round-trip percentiles are kept.

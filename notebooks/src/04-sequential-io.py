@@ -218,4 +218,5 @@ nb.recap(exp, df, NB)
 # The lessons: from the page cache a Java read or write is limited by the per-byte work of its loop (buffered
 # streams pay one `synchronized` call per byte), not by the device, so compare every method with `dd` on the same
 # file in the same run; whether a mapped read wins can depend on the harness (read the `protocol` column before the
-# outcome); and one fork is no measurement: a verdict on fewer than two forks is "inconclusive".
+# outcome); and one fork is no measurement: a verdict on fewer than five forks in a judged cell (the lab's
+# `MIN_FORKS`) is "inconclusive".

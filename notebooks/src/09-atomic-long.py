@@ -166,11 +166,11 @@ nb.verdict_table(exp, df, NB)
 #   gives contending threads their own cells and sums them on read, so increments stop fighting over one line.
 # - **The hardware.** The post's point was that Sandy Bridge made lock-prefixed instructions under contention several
 #   times slower than Nehalem. Today's cores differ again, and a virtual machine's vCPUs may sit on one core complex
-#   or on two: one contended cache-line hand-off can cost a few ns or a hundred. The same primitive measured in
-#   another way shows how much the pattern matters: on one 2-vCPU AMD EPYC host a busy-spin ping-pong took ~230 ns
-#   per exchange in C with `__sync_add_and_fetch` and ~40 ns in Java with a volatile store (notebook 08): a locked
-#   read-modify-write on a line the other CPU is spinning on, and a plain store followed by a fence, cost very
-#   differently there. The panels above show the counter's side of it.
+#   or on two: one contended cache-line hand-off can cost a few ns or a hundred. The same hand-off measured another
+#   way is notebook 08's busy-spin ping-pong, in C with `__sync_add_and_fetch` and in Java with a volatile store,
+#   per placement: there, pinned cross-core, the two primitives cost about the same per exchange, and only an
+#   unpinned C pair (in one run) took several times longer, so where the two threads sit matters more than which
+#   instruction hands the line over. The panels above show the counter's side of it.
 # - **Few CPUs.** The post's "3+ threads" ran on 4-core desktops. On a 2-CPU machine three or four threads take turns:
 #   the cost per increment there says how the scheduler and the lock-free loops interact, not how the cache
 #   coherence protocol scales, and the claims about it are left *not measurable here* rather than judged on it.

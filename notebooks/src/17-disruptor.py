@@ -150,7 +150,11 @@ fidelity.section(exp.NAME)
 # ### Every fork, both protocols
 #
 # One number per fork, with the 95% interval of the median over forks; a cell whose forks split into clusters
-# shows it here, where a median hides it:
+# shows it here, where a median hides it. In the runs reviewed for issue 52 some forks of the RingBuffer ran in a
+# ~22 M events/s mode in which the Disruptor is no faster than `ArrayBlockingQueue`: read the forks before the
+# medians above. The post's protocol times each 5 M-event pass with `System.currentTimeMillis()`, as the post's
+# perf test did, so each of its values is 5 M events / a whole number of ms (at ~38 ms a pass, neighbouring values
+# are 2.6% apart) and "best of 3" picks the best of those steps, not a finer value:
 
 # %%
 nb.collapsed(exp.forks_table(df), exp.forks_table(df, ["disruptor-yielding", "abq"]), label="every channel")

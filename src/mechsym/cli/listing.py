@@ -126,12 +126,15 @@ def _made_by(meta: dict) -> str:
 
 
 def _code(meta: dict) -> str:
-    """'current' (with ' (allow-dirty)' when so recorded), 'stale 4bea8ad' or 'unknown' for the list of stored runs."""
+    """'current' (with ' (allow-dirty)' when so recorded, ' (dirty tree)' for a smoke run on one), 'stale 4bea8ad'
+    or 'unknown' for the list of stored runs."""
     from ..store import provenance
 
     state, _ = provenance.status(meta)
     if state == provenance.CURRENT:
-        return "current" + (" (allow-dirty)" if (meta.get("provenance") or {}).get("allow_dirty") else "")
+        if (meta.get("provenance") or {}).get("allow_dirty"):
+            return "current (allow-dirty)"
+        return "current (dirty tree)" if provenance.dirty(meta) else "current"
     if state == provenance.STALE:
         return f"stale {provenance.commit_of(meta)}"
     return "unknown"

@@ -46,6 +46,10 @@ def command(args) -> int:
         cells = sweep.plan(module, args.preset, jdks, **overrides)
         print("\n".join(dry_run_lines(cells, columns())))
         print("\n".join(_plan_summary(module.NAME, args.preset, cells)))
+        try:   # the dry run measures nothing, so it may look; the real run would be refused: say so
+            sweep.check_clean(args.preset, allow_dirty=args.allow_dirty)
+        except MechsymError as e:
+            print(f"(the real run would be refused: {e})")
         return 0
     meta = sweep.execute(module, args.preset, jdks=jdks, progress=not args.no_progress,
                          allow_dirty=args.allow_dirty, **overrides)

@@ -117,12 +117,15 @@ def run_line(meta: dict) -> str:
 
 def stale_mark(meta: dict) -> str:
     """'STALE: older kernels (commit 4bea8ad)', 'STALE: code unknown (why)', or for a run made by the checkout's
-    kernels '' ('ALLOW-DIRTY' when it was measured on a tree with uncommitted changes)."""
+    kernels '' ('ALLOW-DIRTY' when it was measured on a tree with uncommitted changes, 'DIRTY TREE' for a smoke
+    run on one)."""
     from ..store import provenance
 
     state, why = provenance.status(meta)
     if state == provenance.CURRENT:
-        return "ALLOW-DIRTY" if (meta.get("provenance") or {}).get("allow_dirty") else ""
+        if (meta.get("provenance") or {}).get("allow_dirty"):
+            return "ALLOW-DIRTY"
+        return "DIRTY TREE" if provenance.dirty(meta) else ""
     if state == provenance.STALE:
         return f"STALE: older kernels (commit {provenance.commit_of(meta)})"
     return f"STALE: code unknown ({why})"

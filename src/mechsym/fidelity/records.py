@@ -3,7 +3,12 @@ data/fidelity/<experiment>.csv (columns and method: data/fidelity/README.md), ch
 notebooks' "Is this the post's code?" sections.
 
 The lab's rule (DESIGN.md): a kernel's post protocol lands within 0.9-1.1x of the listing. A row is flagged when its
-ratio lies outside that band, or when the bounds reported beside it reach outside it.
+ratio lies outside that band, when the bounds reported beside it reach outside it, or when its A/A (the harness
+against itself) does: a comparison whose harness cannot reproduce itself within the band says nothing within it.
+
+Whether a row still describes today's kernel is derived, never typed: the kernel's fingerprint (its own code:
+mechsym.store.fingerprint.kernel_fingerprint) at the row's `source` commit against the checkout's. The `current`
+column on disk is what was typed when the row was written; the pages show the derived value.
 """
 
 from __future__ import annotations
@@ -107,10 +112,30 @@ def load(experiment: str) -> pd.DataFrame:
     return df
 
 
+def todays_kernel(kernel: str, source: str) -> str:
+    """'yes' when `kernel`'s code at commit `source` is the checkout's (same kernel fingerprint), 'no' when it
+    differs, 'unknown' when either cannot be derived (a commit not in this history, a kernel since removed)."""
+    from ..store import fingerprint
+
+    try:
+        return "yes" if fingerprint.commit_kernel_fingerprint(kernel, source) == _kernel_now(kernel) else "no"
+    except fingerprint.ProvenanceError:
+        return "unknown"
+
+
+def _kernel_now(kernel: str) -> str:
+    from ..store import fingerprint
+
+    return fingerprint.kernel_fingerprint(kernel)
+
+
 def reading(row) -> str:
-    """Where a row falls against the 0.9-1.1 band: 'within 0.9-1.1', 'outside 0.9-1.1' or 'interval crosses
-    0.9-1.1' (the bounds reported beside the ratio reach outside the band)."""
+    """Where a row falls against the 0.9-1.1 band: 'within 0.9-1.1', 'outside 0.9-1.1' (the ratio, its bounds, or
+    its A/A wholly outside; the A/A named) or 'interval crosses 0.9-1.1' (the bounds reach outside the band)."""
     lo, hi = BAND
+    aa = _number(row["aa_ratio"]) if row.get("aa_ratio") else None
+    if aa is not None and not lo <= aa <= hi:
+        return f"outside {lo}-{hi} (A/A {row['aa_ratio']})"
     ratio = _number(row["ratio"]) if row["ratio"] else None
     low = _number(row["ci_low"]) if row["ci_low"] else None
     high = _number(row["ci_high"]) if row["ci_high"] else None
@@ -123,8 +148,8 @@ def reading(row) -> str:
 
 
 def table(experiment: str, kernels: tuple[str, ...] | list[str] | None = None) -> pd.DataFrame:
-    """The rows for a reader, those that describe today's kernel first: what was compared, the ratio with its
-    bounds, the A/A, and the reading against the band."""
+    """The rows for a reader, those that describe today's kernel first (derived: todays_kernel): what was
+    compared, the ratio with its bounds, the A/A, and the reading against the band."""
     df = load(experiment)
     if kernels is not None:
         df = df[df["kernel"].isin(list(kernels))]
@@ -148,7 +173,7 @@ def table(experiment: str, kernels: tuple[str, ...] | list[str] | None = None) -
         "JDK": df["jdk"],
         "machine": df["machine"],
         "date": df["date"],
-        "today's kernel": df["current"],
+        "today's kernel": [todays_kernel(k, c) for k, c in zip(df["kernel"], df["source"])],
         "reading": df.apply(reading, axis=1) if len(df) else [],
         "source": df["source"],
         "note": df["note"],

@@ -45,7 +45,24 @@ def _display_table(t: pd.DataFrame, experiment: str, spec: "Spec") -> pd.DataFra
 def summary(experiment: str, machine=None, root=None, preset=None) -> tuple[str, list[pd.DataFrame]]:
     """The section's text and tables: per comparison of SPECS, the headline cells post | lab | JMH with lab/JMH
     and its interval; the text says which cells differ by more than 10% and what to check, or why there is no table
-    (no stored JMH run: the command that makes one)."""
+    (no stored JMH run: the command that makes one). It opens with the banner of the JMH runs it reads when one is
+    stale, untraceable or made from a dirty tree (the lab's runs have theirs at the top of the notebook)."""
+    text, tables = _summary(experiment, machine, root, preset)
+    warning = _jmh_banner(experiment, machine, root, preset)
+    return (f"> **⚠ {warning}**\n\n{text}" if warning else text), tables
+
+
+def _jmh_banner(experiment: str, machine, root, preset) -> str | None:
+    from ..store import provenance, runs as store
+
+    try:
+        metas = store.chosen_runs(experiment, machine, root, preset, protocol=PROTOCOL)
+    except MechsymError:
+        return None
+    return provenance.banner(metas) if metas else None
+
+
+def _summary(experiment: str, machine=None, root=None, preset=None) -> tuple[str, list[pd.DataFrame]]:
     if experiment not in SPECS:
         raise MechsymError(f"experiment '{experiment}': JMH comparisons exist for {', '.join(SPECS)}")
     command_text = f"`mechsym run {experiment} --protocol jmh --preset standard`"

@@ -153,7 +153,8 @@ def run_metadata(name: str, preset: str, topo: Topology, cells: list[Cell], over
     failures are appended as the run goes. Shared by every run loop, so every stored run has the same keys."""
     from ..machine import noise  # "_noise": what else used the CPUs (finish() stores its summary as "noise")
     state = state or provenance.git_state()
-    prov = provenance.record(name, state, allow_dirty)
+    prov = provenance.record(name, state, allow_dirty,
+                             protocol_family=provenance.family({"overrides": overrides or {}}))
     if state.diff:
         prov["diff"] = state.diff.decode("utf-8", "replace")
     return {

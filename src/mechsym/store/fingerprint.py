@@ -1,17 +1,26 @@
-"""A **kernel fingerprint** is a sha256 over everything that decides an experiment's numbers, and nothing else:
+"""A **kernel fingerprint** is a sha256 over everything that decides a run's numbers, and nothing else, one per
+protocol family, since the two families run different code:
 
-- the Java packages its sweep names (`"mechsym.locks.LockContention"` -> `java-src/mechsym/locks/`), every package
-  those reach through `mechsym.<pkg>` references, and `common/`, each file tokenised with comments and layout
-  dropped (a javadoc edit or a reflowed line keeps the fingerprint; a changed loop, constant or field order does not);
-- the C sources its sweep names (`"pingpong"` -> `c-src/pingpong.c`) and every header in `c-src/`, tokenised alike;
-- the third-party jars its Java sources import, as `group:artifact:version` from pom.xml;
-- its sweep (the cells, presets and kernel arguments it passes): `sweep.py` and `meta.py` of its package (or its
-  single module in older trees) as Python syntax trees, docstrings and comments dropped.
+- **lab** (the lab's kernels, `lab` and `post` protocols): the Java packages its sweep names
+  (`"mechsym.locks.LockContention"` -> `java-src/mechsym/locks/`) and every class those reach, the C sources it names
+  (`"pingpong"` -> `c-src/pingpong.c`) with the headers they include, and the command that compiles them (the
+  Makefile's `build/c/%` recipe, expanded: `gcc -O2 ...`);
+- **jmh** (`mechsym run --protocol jmh`): the JMH benchmarks its sweep names (`"mechsym.jmh.Locks.increment"` ->
+  `jmh-src/mechsym/jmh/Locks.java`) and every class those reach (a kernel class a benchmark imports, too), and the
+  JMH presets (`jmh.PRESETS`: forks, warm-up and measured iterations);
+- both: the third-party jars the Java sources import (`group:artifact:version` from pom.xml), its sweep (`sweep.py`
+  and `meta.py` of its package, or its single module in older trees, as Python syntax trees: docstrings, comments
+  and import paths dropped), and the constants the sweep takes from shared code (`harness.JIT_LOG`, a JVM flag).
+
+Java and C are tokenised with comments and layout dropped (a javadoc edit or a reflowed line keeps the fingerprint;
+a changed loop, constant or field order does not). Values outside the sources (flags, presets, the compiler command)
+are read as values, found by name (mechsym.store.extracted), so moving a module keeps every fingerprint. A lab-kernel
+or C edit leaves the JMH runs current where the benchmarks did not change, and a benchmark edit the lab's runs.
 
 The fingerprint is computed over a tree: the checkout (`WorkTree`) or any commit (`CommitTree`), so a run stored
-before fingerprints were recorded gets one derived from the clean commit it names (mechsym.store.provenance compares
-them). Not covered: the shared bench (how `launch` starts a JVM) and the JDK itself, which the run's metadata records
-separately.
+before fingerprints were recorded (or under an older VERSION) gets one derived from the clean commit it names
+(mechsym.store.provenance compares them). Not covered: the shared bench (how `launch` starts a JVM), the JDK and
+the C compiler's own version, which the run's metadata records separately.
 """
 
 from __future__ import annotations
@@ -20,108 +29,19 @@ import ast
 import functools
 import hashlib
 import io
-import os
 import re
-import subprocess
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-#: Bump when the normalisation changes: fingerprints of different versions never compare equal.
-VERSION = 2
+from .trees import CommitTree, ProvenanceError, WorkTree, _git, repo_root  # noqa: F401  (re-exported)
 
-
-class ProvenanceError(Exception):
-    """A fingerprint that cannot be derived (the message says why, in one line)."""
-
-
-def repo_root() -> Path:
-    """The checkout whose kernels runs are compared with: this repository, or $MECHSYM_CODE_ROOT (a copy of its
-    java-src, c-src, pom.xml and src/mechsym/experiments, e.g. to ask whether runs are current for another tree)."""
-    other = os.environ.get("MECHSYM_CODE_ROOT")
-    return Path(other) if other else Path(__file__).resolve().parents[3]
-
-
-# ---------------------------------------------------------------- trees: the checkout, or a commit
-
-class WorkTree:
-    """Files of the checkout as they are on disk (dirty or not)."""
-
-    def __init__(self, root: Path | str | None = None):
-        self.root = Path(root or repo_root())
-
-    def files(self, folder: str) -> list[str]:
-        base = self.root / folder
-        if not base.is_dir():
-            return []
-        return sorted(p.relative_to(self.root).as_posix() for p in base.rglob("*") if p.is_file())
-
-    def read(self, path: str) -> bytes | None:
-        try:
-            return (self.root / path).read_bytes()
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-            return None
-
-    def key(self) -> str:
-        return f"work:{self.root}"
-
-
-class CommitTree:
-    """Files of one commit, read from git's object store (no checkout)."""
-
-    def __init__(self, commit: str, root: Path | str | None = None):
-        self.root = Path(root or repo_root())
-        self.commit = commit
-        r = _git(self.root, "ls-tree", "-r", "--name-only", commit)
-        if r is None:
-            raise ProvenanceError(f"commit {commit[:12]} is not in this repository's history")
-        self._names = r.decode().splitlines()
-        self._cache: dict[str, bytes | None] = {}
-
-    def files(self, folder: str) -> list[str]:
-        prefix = folder.rstrip("/") + "/"
-        return sorted(n for n in self._names if n.startswith(prefix))
-
-    def read(self, path: str) -> bytes | None:
-        if not self._cache:
-            self._prefetch()
-        if path not in self._cache:
-            self._cache[path] = _git(self.root, "show", f"{self.commit}:{path}") if path in self._names else None
-        return self._cache[path]
-
-    def _prefetch(self) -> None:
-        """Every file a fingerprint can read, in one `git cat-file --batch` (one process, not one a file)."""
-        wanted = [n for n in self._names if n == "pom.xml" or n.startswith(("java-src/", "jmh-src/", "c-src/",
-                                                                            "src/mechsym/experiments/"))]
-        try:
-            r = subprocess.run(["git", "-C", str(self.root), "cat-file", "--batch"],
-                               input="".join(f"{self.commit}:{n}\n" for n in wanted).encode(),
-                               capture_output=True, timeout=120)
-        except (OSError, subprocess.TimeoutExpired):
-            return
-        out, pos = r.stdout, 0
-        for name in wanted:
-            end = out.find(b"\n", pos)
-            if end < 0:
-                return
-            header = out[pos:end].split()
-            if len(header) != 3 or header[1] != b"blob":
-                pos = end + 1
-                continue
-            size = int(header[2])
-            self._cache[name] = out[end + 1:end + 1 + size]
-            pos = end + 1 + size + 1
-
-    def key(self) -> str:
-        return f"commit:{self.commit}"
-
-
-def _git(root: Path, *args: str) -> bytes | None:
-    try:
-        r = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return r.stdout if r.returncode == 0 else None
+#: Bump when the normalisation changes: fingerprints of different versions never compare equal. 3: one fingerprint
+#: per protocol family, with the shared constants, the JMH presets and the C compiler command.
+VERSION = 3
+#: The protocol families: the lab's kernels (protocols lab and post) and JMH's benchmarks.
+LAB, JMH = "lab", "jmh"
+FAMILIES = (LAB, JMH)
 
 
 # ---------------------------------------------------------------- normalisation
@@ -300,55 +220,125 @@ def _c_headers(tree, sources: list[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class Inputs:
-    """What an experiment's fingerprint hashes: each path with its normalised text, and the dependencies."""
+    """What an experiment's fingerprint hashes for one family: each path with its normalised text, the
+    dependencies, and the values read from elsewhere in the tree (`name`, value)."""
     sources: tuple[tuple[str, str], ...]
     dependencies: tuple[str, ...]
+    values: tuple[tuple[str, str], ...] = ()
+    family: str = LAB
 
     def digest(self) -> str:
-        h = hashlib.sha256(f"mechsym-fingerprint v{VERSION}\n".encode())
+        h = hashlib.sha256(f"mechsym-fingerprint v{VERSION} {self.family}\n".encode())
         for path, text in self.sources:
             h.update(f"{path}\0{len(text)}\0".encode())
             h.update(text.encode())
         for d in self.dependencies:
             h.update(f"dep\0{d}\n".encode())
+        for name, value in self.values:
+            h.update(f"value\0{name}\0{len(value)}\0".encode())
+            h.update(value.encode())
         return h.hexdigest()
 
 
-def inputs(experiment: str, tree=None) -> Inputs:
-    """The normalised sources and dependencies that decide `experiment`'s numbers, in `tree` (default: checkout)."""
+def check_family(family: str) -> str:
+    if family not in FAMILIES:
+        raise ProvenanceError(f"protocol family '{family}': not one of {', '.join(FAMILIES)}")
+    return family
+
+
+def inputs(experiment: str, tree=None, family: str = LAB) -> Inputs:
+    """The normalised sources, dependencies and values that decide `experiment`'s numbers under `family` (lab: its
+    kernels; jmh: its JMH benchmarks), in `tree` (default: the checkout)."""
+    from . import extracted
+
+    check_family(family)
     tree = tree or WorkTree()
     python = _experiment_python(tree, experiment)
     if not python:
         raise ProvenanceError(f"experiment '{experiment}': no sweep in {tree.key()}")
     text = _all_experiment_text(tree, experiment)
-    start = {m.group(0) for m in re.finditer(r"\bmechsym(?:\.[a-z][a-z0-9_]*)+\.[A-Z]\w*", text)}
+    benchmarks = {fq for fq, path in _java_files(tree).items() if path.startswith("jmh-src/")}
+    named = {m.group(0) for m in re.finditer(r"\bmechsym(?:\.[a-z][a-z0-9_]*)+\.[A-Z]\w*", text)}
+    start = named & benchmarks if family == JMH else named - benchmarks
+    if family == JMH and not start:
+        raise ProvenanceError(f"experiment '{experiment}': names no JMH benchmark in {tree.key()}")
     java, imports = _java_closure(tree, start)
     sources: list[tuple[str, str]] = []
+    trees = {}
     for path, src in sorted(python.items()):
         try:
+            trees[path] = ast.parse(src)
             sources.append((path, python_tokens(src)))
         except SyntaxError as e:
             raise ProvenanceError(f"{path} does not parse: {e.msg} (line {e.lineno})") from e
     for path in java:
         sources.append((path, java_tokens((tree.read(path) or b"").decode("utf-8", "replace"))))
-    c_files = [p for p in tree.files("c-src") if p.endswith(".c")]
-    named = [p for p in c_files if re.search(rf"[\"'/:]{re.escape(PurePosixPath(p).stem)}(?:\.c)?\b", text)]
-    named += _c_headers(tree, named)
-    for path in sorted(set(named)):
-        sources.append((path, java_tokens((tree.read(path) or b"").decode("utf-8", "replace"))))
-    return Inputs(tuple(sources), tuple(_dependencies(tree, imports)))
+    values = [(f"{m}.{c}", extracted.constant_value(tree, m, c))
+              for m, c in sorted(extracted.shared_constants(trees))]
+    if family == JMH:
+        values.append(("jmh.PRESETS", extracted.constant_value(tree, "jmh", "PRESETS")))
+    else:
+        c_files = [p for p in tree.files("c-src") if p.endswith(".c")]
+        named_c = [p for p in c_files if re.search(rf"[\"'/:]{re.escape(PurePosixPath(p).stem)}(?:\.c)?\b", text)]
+        for path in sorted(set(named_c + _c_headers(tree, named_c))):
+            sources.append((path, java_tokens((tree.read(path) or b"").decode("utf-8", "replace"))))
+        values += [(f"make build/c/{PurePosixPath(p).stem}", extracted.c_recipe(tree, PurePosixPath(p).stem))
+                   for p in sorted(named_c)]
+    return Inputs(tuple(sources), tuple(_dependencies(tree, imports)), tuple(values), family)
 
 
-def fingerprint(experiment: str, tree=None) -> str:
-    """The kernel fingerprint of `experiment` in `tree` (default: the checkout), 16 hex digits."""
-    return inputs(experiment, tree).digest()[:16]
+def fingerprint(experiment: str, tree=None, family: str = LAB) -> str:
+    """The kernel fingerprint of `experiment` for `family` in `tree` (default: the checkout), 16 hex digits."""
+    return inputs(experiment, tree, family).digest()[:16]
+
+
+@functools.lru_cache(maxsize=8)
+def _commit_tree(root: str, commit: str) -> CommitTree:
+    return CommitTree(commit, root)   # read once for every experiment and family at that commit
 
 
 @functools.lru_cache(maxsize=None)
-def _commit_fingerprint(root: str, commit: str, experiment: str) -> str:
-    return fingerprint(experiment, CommitTree(commit, root))
+def _commit_fingerprint(root: str, commit: str, experiment: str, family: str) -> str:
+    return fingerprint(experiment, _commit_tree(root, commit), family)
 
 
-def commit_fingerprint(experiment: str, commit: str, root: Path | str | None = None) -> str:
-    """The fingerprint of `experiment` at a commit of this history (ProvenanceError when it is not there)."""
-    return _commit_fingerprint(str(root or repo_root()), commit, experiment)
+def commit_fingerprint(experiment: str, commit: str, root: Path | str | None = None, family: str = LAB) -> str:
+    """The fingerprint of `experiment` for `family` at a commit of this history (ProvenanceError when it is not
+    there)."""
+    return _commit_fingerprint(str(root or repo_root()), commit, experiment, family)
+
+
+# ---------------------------------------------------------------- one kernel (the fidelity rows name one)
+
+def kernel_inputs(kernel: str, tree=None) -> Inputs:
+    """One kernel's own code, as a fidelity row names it: a Java class (`mechsym.spsc.SpscThroughput`: the classes
+    it reaches and the jars they import) or a C program (`c:atomic_counter`: its source, the headers it includes and
+    the command that compiles it). No sweep: whether the post's code and the kernel agree does not depend on the
+    cells a sweep picks."""
+    from . import extracted
+
+    tree = tree or WorkTree()
+    if kernel.startswith("c:"):
+        stem = kernel[2:]
+        path = f"c-src/{stem}.c"
+        if tree.read(path) is None:
+            raise ProvenanceError(f"kernel '{kernel}': no {path} in {tree.key()}")
+        sources = [(p, java_tokens((tree.read(p) or b"").decode("utf-8", "replace")))
+                   for p in sorted({path, *_c_headers(tree, [path])})]
+        return Inputs(tuple(sources), (), ((f"make build/c/{stem}", extracted.c_recipe(tree, stem)),), LAB)
+    java, imports = _java_closure(tree, {kernel})
+    if not java:
+        raise ProvenanceError(f"kernel '{kernel}': no such class in {tree.key()}")
+    sources = [(p, java_tokens((tree.read(p) or b"").decode("utf-8", "replace"))) for p in java]
+    return Inputs(tuple(sources), tuple(_dependencies(tree, imports)), (), LAB)
+
+
+def kernel_fingerprint(kernel: str, tree=None) -> str:
+    """The fingerprint of one kernel's own code in `tree` (default: the checkout), 16 hex digits."""
+    return kernel_inputs(kernel, tree).digest()[:16]
+
+
+@functools.lru_cache(maxsize=None)
+def commit_kernel_fingerprint(kernel: str, commit: str, root: str | None = None) -> str:
+    """kernel_fingerprint at a commit of this history (ProvenanceError when the commit or the kernel is not there)."""
+    return kernel_fingerprint(kernel, _commit_tree(str(root or repo_root()), commit))

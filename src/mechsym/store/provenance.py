@@ -1,7 +1,8 @@
 """Which code made a stored run: the git state (with the diff of a dirty tree), the built artefacts' hashes, and
 its experiment's kernel fingerprint (mechsym.store.fingerprint); and whether a stored run is current, stale or unknown.
 
-A run whose fingerprint (recorded, or derived from the clean commit it names) is the checkout's is **current**; one
+A run is compared within its protocol family (`family`: the lab's kernels, or JMH's benchmarks): one whose
+fingerprint (recorded, or derived from the clean commit it names) is the checkout's is **current**; one
 whose fingerprint differs is **stale**: it was measured with other kernels; one whose code cannot be traced (a dirty
 commit stored without its diff, a commit not in this history) is **unknown**. Pages show the newest current run
 and mark any other under a banner; only current runs of the same fingerprint vote as replications.
@@ -17,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .fingerprint import (
-    VERSION, CommitTree, Inputs, ProvenanceError, WorkTree, _git, commit_fingerprint, fingerprint, inputs, java_tokens,
-    python_tokens, repo_root)
+    FAMILIES, JMH, LAB, VERSION, CommitTree, Inputs, ProvenanceError, WorkTree, _git, commit_fingerprint, fingerprint,
+    inputs, java_tokens, python_tokens, repo_root)
 
 STALE, CURRENT, UNKNOWN = "stale", "current", "unknown"
 #: What the git state looks at: what a kernel fingerprint is made of (the kernels, the JMH benchmarks, pom.xml, the
@@ -94,18 +95,25 @@ def artefacts(root: Path | str | None = None) -> dict:
     return out
 
 
-def record(experiment: str, state: GitState, allow_dirty: bool = False, root: Path | str | None = None) -> dict:
+def family(meta: dict) -> str:
+    """The protocol family of a stored run: JMH for a `--protocol jmh` run (recorded in its overrides), else LAB."""
+    return JMH if (meta.get("overrides") or {}).get("protocol") == JMH else LAB
+
+
+def record(experiment: str, state: GitState, allow_dirty: bool = False, root: Path | str | None = None,
+           protocol_family: str = LAB) -> dict:
     """The provenance block of a new run's metadata (its diff is stored beside the run by the store)."""
     return {"version": VERSION, "commit": state.commit, "clean": state.clean,
             "diff_sha256": state.diff_sha256, "allow_dirty": bool(allow_dirty and not state.clean),
-            "artefacts": artefacts(root), **_fingerprint_or_why(experiment, root)}
+            "artefacts": artefacts(root), "family": protocol_family,
+            **_fingerprint_or_why(experiment, root, protocol_family)}
 
 
-def _fingerprint_or_why(experiment: str, root) -> dict:
+def _fingerprint_or_why(experiment: str, root, protocol_family: str) -> dict:
     """{"fingerprint": ...}, or {"fingerprint": None, "fingerprint_error": why} for an experiment this checkout
     cannot fingerprint (a module made up by a test, say): such a run is never current."""
     try:
-        return {"fingerprint": fingerprint(experiment, WorkTree(root))}
+        return {"fingerprint": fingerprint(experiment, WorkTree(root), protocol_family)}
     except ProvenanceError as e:
         return {"fingerprint": None, "fingerprint_error": str(e)}
 
@@ -116,6 +124,7 @@ def run_fingerprint(meta: dict, root: Path | str | None = None) -> tuple[str | N
     """(fingerprint, how it was known) of a stored run: recorded, derived from its clean commit, or None with why."""
     prov = meta.get("provenance") or {}
     experiment = str(meta.get("experiment", ""))
+    fam = family(meta)
     if prov.get("fingerprint") and prov.get("version") == VERSION:
         return str(prov["fingerprint"]), "recorded"
     commit = str(prov.get("commit") or meta.get("git_commit") or "")
@@ -127,12 +136,12 @@ def run_fingerprint(meta: dict, root: Path | str | None = None) -> tuple[str | N
     how = "derived from its commit" + (f" (recorded under fingerprint v{prov.get('version')})"
                                         if prov.get("fingerprint") else "")
     try:
-        return _derived(experiment, commit, root), how
+        return _derived(experiment, commit, root, fam), how
     except ProvenanceError as e:
         return None, str(e)
 
 
-def _derived(experiment: str, commit: str, root) -> str:
+def _derived(experiment: str, commit: str, root, fam: str = LAB) -> str:
     """commit_fingerprint, kept on disk (build/cache/fingerprints.json): a commit never changes, so its fingerprint
     under this normalisation (VERSION) is computed once per checkout, not once per process."""
     import json
@@ -140,14 +149,14 @@ def _derived(experiment: str, commit: str, root) -> str:
     from .files import atomic_write
 
     path = Path(root or repo_root()) / "build" / "cache" / "fingerprints.json"
-    key = f"v{VERSION}:{commit}:{experiment}"
+    key = f"v{VERSION}:{commit}:{experiment}:{fam}"
     try:
         known = json.loads(path.read_text())
         if isinstance(known, dict) and isinstance(known.get(key), str):
             return known[key]
     except (OSError, ValueError):
         known = {}
-    value = commit_fingerprint(experiment, commit, root)
+    value = commit_fingerprint(experiment, commit, root, fam)
     if not isinstance(known, dict):
         known = {}
     known[key] = value
@@ -160,24 +169,24 @@ def _derived(experiment: str, commit: str, root) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _checkout_fingerprint(root: str, experiment: str, stamp: tuple) -> str | None:
+def _checkout_fingerprint(root: str, experiment: str, fam: str, stamp: tuple) -> str | None:
     try:
-        return fingerprint(experiment, WorkTree(root))
+        return fingerprint(experiment, WorkTree(root), fam)
     except ProvenanceError:
         return None
 
 
 def _stamp(root: Path) -> tuple:
-    """A cheap change detector for the checkout's kernel sources (newest mtime and count), so a long-lived process
-    (a notebook kernel, the test suite) sees an edited kernel."""
+    """A cheap change detector for what fingerprints read in the checkout (newest mtime and count), so a long-lived
+    process (a notebook kernel, the test suite) sees an edited kernel, benchmark, shared constant or Makefile."""
     newest, count = 0.0, 0
-    for folder in ("java-src", "c-src", "src/mechsym/experiments"):
-        for p in (root / folder).rglob("*"):
+    for folder, pattern in (("java-src", "*"), ("jmh-src", "*"), ("c-src", "*"), ("src/mechsym", "*.py")):
+        for p in (root / folder).rglob(pattern):
             try:
                 newest, count = max(newest, p.stat().st_mtime), count + 1
             except OSError:
                 pass
-    for f in ("pom.xml",):
+    for f in ("pom.xml", "Makefile"):
         try:
             newest = max(newest, (root / f).stat().st_mtime)
         except OSError:
@@ -185,9 +194,10 @@ def _stamp(root: Path) -> tuple:
     return newest, count
 
 
-def checkout_fingerprint(experiment: str, root: Path | str | None = None) -> str | None:
+def checkout_fingerprint(experiment: str, root: Path | str | None = None, fam: str = LAB) -> str | None:
+    """The checkout's fingerprint of `experiment` for family `fam`, None when it has none (no sweep, no benchmark)."""
     root = Path(root or repo_root())
-    return _checkout_fingerprint(str(root), experiment, _stamp(root))
+    return _checkout_fingerprint(str(root), experiment, fam, _stamp(root))
 
 
 def status(meta: dict, root: Path | str | None = None) -> tuple[str, str]:
@@ -196,12 +206,14 @@ def status(meta: dict, root: Path | str | None = None) -> tuple[str, str]:
     mine, how = run_fingerprint(meta, root)
     if mine is None:
         return UNKNOWN, how
-    now = checkout_fingerprint(experiment, root)
+    fam = family(meta)
+    now = checkout_fingerprint(experiment, root, fam)
     if now is None:
-        return UNKNOWN, f"the checkout has no sweep for '{experiment}'"
+        return UNKNOWN, f"the checkout has no {'JMH benchmark' if fam == JMH else 'sweep'} for '{experiment}'"
     if mine == now:
         return CURRENT, how
-    return STALE, f"measured with older kernels (commit {commit_of(meta)})"
+    what = "older JMH benchmarks" if fam == JMH else "older kernels"
+    return STALE, f"measured with {what} (commit {commit_of(meta)})"
 
 
 def commit_of(meta: dict, default: str = "?") -> str:
@@ -213,17 +225,30 @@ def is_current(meta: dict, root: Path | str | None = None) -> bool:
     return status(meta, root)[0] == CURRENT
 
 
+def dirty(meta: dict) -> bool:
+    """Whether a stored run was made from a tree that was not clean (`--allow-dirty`, or a smoke run)."""
+    prov = meta.get("provenance") or {}
+    return prov.get("clean") is False or str(meta.get("git_commit") or "").endswith("-dirty")
+
+
 def banner(metas: list[dict], root: Path | str | None = None) -> str | None:
-    """One line for the runs a page shows when any of them is not current, else None."""
+    """One line for the runs a page shows when any of them is not current, or was made from a dirty tree (current
+    or not: its code is the commit plus a diff no other run shares), else None."""
     old = [(m, status(m, root)) for m in metas]
-    old = [(m, s) for m, s in old if s[0] != CURRENT]
+    old = [(m, s) for m, s in old if s[0] != CURRENT or dirty(m)]
     if not old:
         return None
     parts = []
     for m, (st, why) in old:
+        name = f"run {m.get('run_id')}" + (" (JMH)" if family(m) == JMH else "")
+        note = " from a dirty tree (--allow-dirty)" if dirty(m) else ""
         if st == STALE:
-            parts.append(f"run {m.get('run_id')} was measured with older kernels (commit {commit_of(m, 'unknown')})")
+            what = "older JMH benchmarks" if family(m) == JMH else "older kernels"
+            parts.append(f"{name} was measured{note} with {what} (commit {commit_of(m, 'unknown')})")
+        elif st == CURRENT:
+            parts.append(f"{name} was measured{note} at commit {commit_of(m, 'unknown')}, its diff stored beside it")
         else:
-            parts.append(f"run {m.get('run_id')} was measured with code that cannot be traced ({why})")
-    return ("Stale results: " + "; ".join(parts) + ". Its numbers may not be those of the kernels in this checkout: "
-            "set the parameters cell's PRESET to \"standard\" and re-run, or run `make refresh`.")
+            parts.append(f"{name} was measured{note} with code that cannot be traced ({why})")
+    head = "Stale results" if any(s[0] != CURRENT for _, s in old) else "Results from a dirty tree"
+    return (f"{head}: " + "; ".join(parts) + ". Its numbers may not be those of the code in this "
+            "checkout: set the parameters cell's PRESET to \"standard\" and re-run, or run `make refresh`.")

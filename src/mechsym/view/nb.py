@@ -49,6 +49,14 @@ def results(experiment: str, preset: str = "stored", machine: str | None = None,
     return df
 
 
+def short_commit(meta: dict) -> str:
+    """The run's commit cut to 12 hex digits, with "-dirty" kept (a run made with --allow-dirty, or a smoke run on a
+    dirty tree: its code is the commit plus a diff)."""
+    commit = str(meta.get("git_commit", ""))
+    dirty = commit.endswith("-dirty") or (meta.get("provenance") or {}).get("clean") is False
+    return commit.removesuffix("-dirty")[:12] + ("-dirty" if dirty else "")
+
+
 def machine_table(df: pd.DataFrame | None = None, experiment: str | None = None) -> pd.DataFrame:
     """Machine and JDKs of the results shown (from their metadata), or of this machine when nothing is stored."""
     rows = []
@@ -63,7 +71,7 @@ def machine_table(df: pd.DataFrame | None = None, experiment: str | None = None)
                 "JDKs": "; ".join(f"{j['feature']}: {j['vendor']} {j['version']}" for j in m.get("jdks", [])),
                 "preset": m.get("preset"), "run": m.get("run_id"), "started": m.get("start"),
                 "minutes": round(m.get("seconds", 0) / 60, 1) if m.get("seconds") else None,
-                "taskset": m.get("taskset"), "git commit": str(m.get("git_commit", ""))[:12],
+                "taskset": m.get("taskset"), "git commit": short_commit(m),
             })
     else:
         info = machine_info()
@@ -144,7 +152,40 @@ def judged(module, df: pd.DataFrame, notebook: str) -> list:
         # Sibling runs (other current runs of the same code) are judged with these rows, as `mechsym verdicts` does.
         both = verdict_runs.with_siblings(module.NAME, df)
         _JUDGED[key] = tables.for_notebook(verdict_collect.machine_verdicts(module, both), notebook)
+        _POOLED.clear()
+        _POOLED[key] = pooled_text(module.NAME, df, both)
     return _JUDGED[key]
+
+
+_POOLED: dict = {}
+
+
+def pooled_text(name: str, shown: pd.DataFrame, pooled: pd.DataFrame) -> str:
+    """Which stored runs the verdicts pool, machine by machine, computed from the rows judged: the run shown, its
+    extensions (forks added by `--until-decided`) and the sibling runs (other current runs of the same code and
+    preset) whose forks are judged with it; the tables above show the run shown and its extensions only."""
+    from ..judge import analysis, runs as verdict_runs
+
+    if shown.empty or "run_id" not in shown or "run_id" not in pooled:
+        return ""
+    lines = []
+    for machine, sub in analysis.split(pooled):
+        ids = sorted(set(sub["run_id"].astype(str)))
+        metas = {m["run_id"]: m for m in verdict_runs.stored_runs(name, machine)}
+        seen = set(shown.loc[shown["machine"].astype(str) == str(machine), "run_id"].astype(str)) \
+            if "machine" in shown else set(shown["run_id"].astype(str))
+        base = [r for r in ids if r in seen and not (metas.get(r) or {}).get("extends")]
+        ext = [r for r in ids if r in seen and (metas.get(r) or {}).get("extends")]
+        sib = [r for r in ids if r not in seen]
+        code = lambda rs: ", ".join(f"`{r}`" for r in rs)   # noqa: E731
+        text = f"{len(ids)} run{'s' if len(ids) != 1 else ''} on {machine_label(machine)}: {code(base)} (shown above)"
+        if ext:
+            text += f", its extension{'s' if len(ext) != 1 else ''} {code(ext)} (forks added by --until-decided)"
+        if sib:
+            text += (f", and {code(sib)} (other current run{'s' if len(sib) != 1 else ''} of the same code and "
+                     "preset, judged with it; not in the tables above)")
+        lines.append(text)
+    return ("The verdicts below pool " + "; ".join(lines) + ".") if lines else ""
 
 
 def verdict_table(module, df: pd.DataFrame, notebook: str) -> None:
@@ -157,6 +198,10 @@ def verdict_table(module, df: pd.DataFrame, notebook: str) -> None:
     from IPython.display import display
 
     styled = tables.styled(verdict_collect.replication(module, module.NAME, df, judged(module, df, notebook)))
+    pooled = next(iter(_POOLED.values()), "")
+    if pooled:
+        from IPython.display import Markdown
+        display(Markdown(pooled))
     warning = stale_banner(df, module.NAME)
     if warning and hasattr(styled, "set_caption"):
         legend = getattr(styled, "caption", None)
