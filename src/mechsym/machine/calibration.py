@@ -40,6 +40,7 @@ VARIANTS = {
     "c-line-cross": "line_rt_cross_c_ns",
     "c-futex-cross": "futex_cross_ns",
 }
+METRICS = ("granularity", "ns_per_op", "round_trip", "wakeup")   # the timed value of each row set (not jit_ms...)
 AA_VARIANT = "aa"          # the regime A/A: one value per fork, ns per operation of one small kernel
 LEVEL_GAP = math.log(1.2)  # a new level starts where sorted per-fork log values jump by more than 20%
 
@@ -131,6 +132,8 @@ def from_rows(df, meta: dict) -> Calibration:
         rows = rows[~rows["warmup"].astype(str).str.lower().isin(("true", "1"))]
     if "status" in rows.columns:
         rows = rows[rows["status"].fillna("ok").astype(str) == "ok"]
+    if "metric" in rows.columns:
+        rows = rows[rows["metric"].isin(METRICS)]
     values: dict = {}
     spread: dict = {}
     for variant, name in VARIANTS.items():
@@ -165,6 +168,23 @@ def from_rows(df, meta: dict) -> Calibration:
         futex_cross_ns=values.get("futex_cross_ns"), regime_switches=switches,
         notes=tuple(facts.get("notes") or ()),
     )
+
+
+def free_cpus() -> int:
+    """How many CPUs a fresh process may run on: the Cpus_allowed_list of a new `cat` (a thread migrates within it;
+    this process's own mask may have been narrowed by taskset)."""
+    import subprocess
+
+    from .cpus import parse_cpu_list
+
+    try:
+        status = subprocess.run(["cat", "/proc/self/status"], capture_output=True, text=True, timeout=10).stdout
+        for line in status.splitlines():
+            if line.startswith("Cpus_allowed_list:"):
+                return len(parse_cpu_list(line.split(":", 1)[1]))
+    except (OSError, subprocess.SubprocessError, ValueError):
+        pass
+    return len(os.sched_getaffinity(0))
 
 
 def _results_root(root) -> Path:
