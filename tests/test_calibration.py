@@ -5,6 +5,7 @@ run (run/calibrate.py, run/sweep.py) and one smoke run of the experiment (kernel
 from __future__ import annotations
 
 import json
+import os
 
 import pandas as pd
 import pytest
@@ -178,3 +179,21 @@ def test_a_standard_run_opens_with_the_short_calibration_and_a_smoke_run_does_no
                              allow_dirty=True)
     assert order == [("fork", "v"), ("opening", "standard"), ("fork", "v")]
     assert "calibration" not in smoke and standard["calibration"]["cas_ns"] == 7.0
+
+
+def test_the_experiments_tables_and_figure_read_its_rows():
+    df = rows({"cas": [6.0, 7.0, 8.0]}, aa=[70.0, 300.0, 71.0]).assign(placement="", unit="ns")
+    t = exp.summary(df)
+    assert list(t["measure"]) == ["uncontended CAS (Java)", "A/A: round trip per fresh JVM"]
+    assert t.iloc[0]["median"] == "7.0 ns" and t.iloc[0]["runs"] == 3
+    assert exp.regimes(df) == {"levels": 2, "ratio": pytest.approx(300 / 70.5, abs=1e-3), "switches": 1.0}
+    assert list(exp.aa_forks(df)["level"]) == [0, 1, 0]
+    assert exp.plot_regimes(df).axes[0].get_title().startswith("A/A")
+    assert exp.verdicts(df) == [] and exp.CLAIMS == []
+
+
+def test_the_session_records_the_cpus_a_thread_may_migrate_to():
+    meta = {}
+    with exp.session([], meta):
+        pass
+    assert 1 <= meta["calibration_facts"]["free_cpus"] <= os.cpu_count()

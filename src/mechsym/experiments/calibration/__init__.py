@@ -12,9 +12,9 @@ from .claims import CLAIMS
 from .figures import plot_regimes
 from .meta import NAME, NOTEBOOKS, POST_FILE, PRESETS, REFERENCE, TITLE
 from .rows import PROTOCOLS, rows
-from .sweep import cells
+from .sweep import cells, session
 from .tables import aa_forks, regimes, summary
 from .verdicts import verdicts
 
 __all__ = ["CLAIMS", "NAME", "NOTEBOOKS", "POST_FILE", "PRESETS", "PROTOCOLS", "REFERENCE", "TITLE", "aa_forks",
-           "cells", "plot_regimes", "regimes", "rows", "summary", "verdicts"]
+           "cells", "plot_regimes", "regimes", "rows", "session", "summary", "verdicts"]

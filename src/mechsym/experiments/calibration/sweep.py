@@ -5,7 +5,10 @@ standard run is this sweep's smoke preset); C: c:calibration."""
 
 from __future__ import annotations
 
+import contextlib
+
 from ... import MechsymError
+from ...machine import calibration
 from ...machine.cpus import Topology
 from ...machine.jdk import Jdk
 from ...run import calibrate
@@ -21,3 +24,11 @@ def cells(preset: str, topo: Topology, jdks: list[Jdk], **_overrides) -> list[Ce
     if preset not in PRESETS:
         raise MechsymError(f"preset '{preset}': allowed presets are {', '.join(PRESETS)}")
     return calibrate.cells(PRESETS[preset], topo, jdks)
+
+
+@contextlib.contextmanager
+def session(_cells, meta: dict):
+    """Around the run: the CPUs a fresh process may migrate to, recorded as meta["calibration_facts"] (the record's
+    free_cpus; steal comes from the run's noise summary)."""
+    meta["calibration_facts"] = {"free_cpus": calibration.free_cpus()}
+    yield None

@@ -33,7 +33,7 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
         if v.empty:
             continue
         sub = m[m["variant"] == variant]
-        out.append({"measure": LABEL[variant], "placement": str(sub["placement"].iloc[0] or "")
+        out.append({"measure": LABEL[variant], "placement": sub["placement"].fillna("").astype(str).iloc[0]
                     if "placement" in sub else "", "median": _ns(v.median()),
                     "interquartile": f"{_ns(v.quantile(0.25))} - {_ns(v.quantile(0.75))}",
                     "runs": len(v), "forks": sub["fork"].nunique()})
