@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -131,7 +132,8 @@ def test_the_opening_records_what_it_measured_and_never_fails_the_run(tmp_path):
         return pd.DataFrame([{"iteration": 1, "warmup": False, "metric": "round_trip", "value": v, "unit": "ns"}]), \
             "thread"
 
-    rec = calibrate.opening(topo, ["jdk"], {"machine": META["machine"], "run_id": "r"}, fork, tag_rows)
+    jdk = SimpleNamespace(feature=17, version="17.0.15")
+    rec = calibrate.opening(topo, [jdk], {"machine": META["machine"], "run_id": "r"}, fork, tag_rows)
     assert rec["cas_ns"] == 8.0 and rec["wakeup_cross_ns"] == 30_000.0 and rec["timer_millis_ns"] is None
     assert rec["regimes"] == 1 and rec["source"] == "short form opening run r"
     assert any(n.startswith("millis fork 0") for n in rec["notes"]) and rec["free_cpus"] >= 1
@@ -158,8 +160,6 @@ def test_smoke_calibration_run_gives_every_floor(tmp_path, monkeypatch):
 
 def test_a_standard_run_opens_with_the_short_calibration_and_a_smoke_run_does_not(monkeypatch):
     """run/sweep.execute calls the opening once per standard run, before its forks, and records what it returns."""
-    from types import SimpleNamespace
-
     from mechsym.run import sweep
     from mechsym.run.cells import Cell
 
