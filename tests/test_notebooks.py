@@ -34,10 +34,11 @@ def test_notebook_matches_its_source(nb):
 
 
 def experiment_of(nb: Path) -> str | None:
-    """The experiment a notebook re-runs (None for the overview, which runs nothing)."""
+    """The experiment a notebook re-runs (None for the overview, which runs nothing; calibration, which has no post,
+    names the overview as its page but is not what it re-runs)."""
     from mechsym import experiments
 
-    return next((m.NAME for m in experiments.all_modules() if nb.stem in m.NOTEBOOKS), None)
+    return next((m.NAME for m in experiments.all_modules() if nb.stem in m.NOTEBOOKS and m.POST_FILE), None)
 
 
 def render_and_export(nb, out, preset, artifacts, request, page="smoke"):

@@ -1,4 +1,4 @@
-"""The `mechsym` command: list, run, show, compare, verdicts, bundle, import, reports, fidelity-run.
+"""The `mechsym` command: list, calibrate, run, show, compare, verdicts, bundle, import, reports, fidelity-run.
 
 What it prints is read by a person: aligned tables within 100 columns, numbers in readable units, and every table
 says which stored run (id, preset, date, machine) it comes from. `mechsym list` starts without pandas, matplotlib
@@ -9,6 +9,7 @@ or JPype; the other commands import them where they need them.
     cells.py     a stored run's cells, for show/run     show.py      show, compare
     verdicts.py  verdicts                               archive.py   bundle, import
     reports.py   reports                                fidelityrun.py  fidelity-run
+    calibrate.py calibrate
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ def _dispatch(args) -> int:
 
         return listing.command()
 
+    if args.command == "calibrate":
+        from . import calibrate
+
+        return calibrate.command(args)
     if args.command == "refresh":
         from . import refresh
 

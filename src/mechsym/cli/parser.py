@@ -81,6 +81,13 @@ def parser() -> argparse.ArgumentParser:
                    help="with --until-decided: wall time to spend, e.g. 90s, 30m, 1h (default: no limit)")
     r.add_argument("--max-forks", default=None, action=_Once,
                    help="with --until-decided: forks per cell at most (default: 40)")
+    cal = sub.add_parser("calibrate", help="measure what this machine can time (timer, CAS, cache-line round trips, "
+                                           "wake-ups, per-JVM regimes) and store it as a calibration run")
+    cal.add_argument("--preset", default="standard", action=_Once,
+                     help="smoke (seconds) | standard (~2-3 minutes, default) | full")
+    cal.add_argument("--no-progress", action=_OnceFlag, help="no progress bar")
+    cal.add_argument("--allow-dirty", action=_OnceFlag,
+                     help="measure a standard or full run on a tree with uncommitted changes (recorded, with the diff)")
     f = sub.add_parser("refresh", help="re-run the standard preset of every experiment whose shown run is stale")
     f.add_argument("--experiments", default=None, help="only these, e.g. locks,spsc (default: every experiment)")
     f.add_argument("--dry-run", action=_OnceFlag, help="say what would be re-run and how long it would take")

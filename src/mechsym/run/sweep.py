@@ -35,7 +35,7 @@ import pandas as pd
 from .. import MechsymError
 from ..store import provenance, rows as rowcheck, runs as store
 from ..machine.cpus import Topology, read_topology, taskset_available
-from . import jmh
+from . import calibrate, jmh
 from .interrupts import signals_interrupt
 from ..machine.jdk import Jdk, check_flags, select
 from .launch import KernelError, Launch, check_timeout, java_command, native_command, run
@@ -45,6 +45,7 @@ from .overrides import check_jvm_flags, check_preset, parse_cpus, parse_threads,
 from .loop import (
     finish, noise_stop, reason_of, record_failure, save_interrupted, say_overlaps, tag_rows, unavailable_rows)
 
+OPENED = ("standard",)   # presets a short calibration opens (run/calibrate.py), recorded as meta["calibration"]
 LOCK_FILE = Path(os.environ.get("MECHSYM_BENCH_LOCK", "/tmp/mechsym-bench.lock"))
 
 
@@ -214,6 +215,11 @@ def execute(module, preset: str, jdks: list[Jdk] | None = None, progress: bool =
             started = time.monotonic()  # after the bench lock: waiting for another sweep is not this run's time
             meta["_noise"].begin()
             say_overlaps(meta["_noise"], said, lambda line: bar.write(line, file=sys.stderr))
+            if preset in OPENED and name != calibrate.EXPERIMENT:  # the machine's floors, before the first fork
+                meta["calibration"] = calibrate.opening(topo, sorted({c.jdk for c in runnable if c.jdk},
+                                                                     key=lambda j: j.feature) or (jdks or []),
+                                                        meta, run_fork, tag_rows)
+                bar.write(f"calibration (short form): {meta['calibration']['seconds']} s", file=sys.stderr)
             # Unavailable cells first (nothing runs), then the forks round-robin over the cells (fork 0 of every
             # cell, then fork 1, ...), so a burst of background load spreads over many cells instead of one.
             for cell in cells:
