@@ -130,7 +130,7 @@ def floors(verdicts: list, cal) -> list:
     flagged = {}
     out = []
     for v in verdicts:
-        if cal is None and getattr(v.claim, "floor", ()) and v.per_op_ns is not None and NOT_STORED not in v.why:
+        if cal is None and getattr(v.claim, "floor", ()) and v.per_op_ns is not None:
             v = replace(v, why="; ".join(x for x in (v.why, f"its floor ({v.claim.floor[1]} against "
                                                     f"{FLOORS.get(v.claim.floor[0], v.claim.floor[0])}): "
                                                     f"{NOT_STORED}") if x))
@@ -154,7 +154,7 @@ def apply(verdicts: list, cal) -> list:
     for v in verdicts:
         # a stand-in (one vCPU for SMT siblings) is judged as what it is, a labelled sub-row (never primary)
         reqs = [] if v.stand_in else [r for r in getattr(v.claim, "requires", ()) if r.concerns(v.scope)]
-        if not reqs or "needs " in v.why and ("this machine" in v.why or NOT_STORED in v.why):
+        if not reqs:
             out.append(v)
             continue
         if cal is None:
