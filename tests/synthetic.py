@@ -98,3 +98,20 @@ def save_synthetic(df: pd.DataFrame, machine: str, cpu_mhz: float | None = None)
             "jdks": [{"feature": 17, "vendor": "Test", "version": "17.0.0"}]}
     path = store.save("locks", df.drop(columns=["run_id", "machine"]), meta, machine=machine)
     return path.stem
+
+
+def calibration(kind: str = "this", machine: str = "test-machine-a"):
+    """A synthetic calibration (mechsym.machine.calibration.Calibration). "this": the lab's 2-vCPU VM as measured
+    (no SMT, two cores, a 27.7 µs cross-vCPU wake-up, an uncontended CAS of ~4.8 ns, fresh JVMs in 3 regimes ~4.2x
+    apart); "big": a 16-CPU SMT machine (8 cores) with a 1 µs wake-up and one regime."""
+    from mechsym.machine.calibration import synthetic
+
+    if kind == "this":
+        return synthetic(machine=machine, logical_cpus=2, cores=2, smt_siblings=False, free_cpus=2, timer_ns=25.0,
+                         cas_ns=4.8, line_rt_same_ns=2850.0, line_rt_cross_ns=180.0, wakeup_cross_ns=27_700.0,
+                         steal_pct=0.5, regimes=3, regime_ratio=4.2)
+    if kind == "big":
+        return synthetic(machine=machine, logical_cpus=16, cores=8, smt_siblings=True, free_cpus=16, timer_ns=20.0,
+                         cas_ns=5.5, line_rt_same_ns=40.0, line_rt_cross_ns=120.0, wakeup_cross_ns=1_000.0,
+                         steal_pct=0.0, regimes=1, regime_ratio=1.0)
+    raise ValueError(f"calibration kind '{kind}': allowed this, big")

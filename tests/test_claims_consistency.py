@@ -45,3 +45,25 @@ def test_no_order_without_a_smallest_effect(claim):
 
 def test_every_claim_with_post_numbers_is_covered():
     assert len(WITH_POST_NUMBERS) >= 40, len(WITH_POST_NUMBERS)
+
+
+def test_one_reading_of_a_sentence_is_the_posts_the_others_are_labelled_the_labs():
+    """A sentence of a post has one primary verdict: two claims reading the same statistic off the same sentence in
+    the same direction cannot both be the post's (falsesharing.java7-drops-padding-pair is the lab's prefetcher
+    reading of the sentence java7-drops-padding reads)."""
+    seen: dict[tuple, str] = {}
+    for c in CLAIMS:
+        if c.source == "lab" or not c.quote or c.rule is None:
+            continue
+        key = (c.post, c.quote, c.statistic, c.rule.op)
+        assert key not in seen, f"{c.id} and {seen[key]} read one sentence alike: mark the lab's reading source='lab'"
+        seen[key] = c.id
+    assert experiments.get("falsesharing").CLAIM["falsesharing.java7-drops-padding-pair"].source == "lab"
+
+
+def test_every_requirement_is_a_requirement():
+    from mechsym.judge.requirements import Requirement
+
+    for c in CLAIMS:
+        assert all(isinstance(r, Requirement) for r in c.requires), f"{c.id}: requires holds {c.requires!r}"
+    assert sum(bool(c.requires) for c in CLAIMS) >= 20

@@ -25,6 +25,8 @@ matplotlib.use("Agg")
 
 def by_id(vs, cid, jdk="17", protocol="post"):
     found = [v for v in vs if v.claim.id == cid and v.scope.get("jdk", "") in (jdk, "") and v.protocol == protocol]
+    if len(found) > 1:   # the post's cell, not the sub-row that isolates the mechanism (coarsening off)
+        found = [v for v in found if "coarsening" not in v.scope]
     assert len(found) == 1, f"{len(found)} verdicts for {cid} JDK {jdk} {protocol}"
     return found[0]
 
@@ -319,3 +321,16 @@ def test_every_experiment_declares_its_claims():
 
 def test_overview_notebook_is_listed():
     assert (ROOT / "notebooks" / "00-overview.ipynb").exists()
+
+
+def test_biased_huge_benefit_carries_the_cell_that_isolates_the_mechanism_and_its_time_per_lock():
+    """The post's loop (coarsened by C2) and, as a sub-row, the same-thread cell with coarsening off; each carries its
+    thin lock's ns per operation, which judge.requirements checks against this machine's uncontended CAS."""
+    ops = {("monitor-thin", 1): 400e6, ("monitor-biased", 1): 400e6,
+           ("monitor-thin", "why", "reused", "off"): 25e6, ("monitor-biased", "why", "reused", "off"): 350e6}
+    vs = [v for v in locks.verdicts(synthetic_locks(ops, jdks=("17",))) if v.claim.id == "locks.biased-huge-benefit"
+          and v.protocol == "post"]
+    main, = [v for v in vs if "coarsening" not in v.scope]
+    off, = [v for v in vs if v.scope.get("coarsening") == "off"]
+    assert main.per_op_ns == pytest.approx(2.5, rel=0.02) and main.outcome == FAILS        # 1e9 / 400M, 1.00x
+    assert off.per_op_ns == pytest.approx(40.0, rel=0.02) and off.outcome == HOLDS          # 1e9 / 25M, 14x

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .. import MechsymError
 from ..store import provenance, runs as store
-from . import stats
+from . import requirements, stats
 from .estimates import Estimate, more_forks, undecidable
 
 GROWTH = 1.5          # each look brings the open cells to 1.5x the forks of the one before
@@ -76,7 +76,8 @@ def judge(module, df: pd.DataFrame, columns: tuple[str, ...], level: float | Non
 
     sub, _, _ = harness.voting(df)
     with stats.tracing(columns) as trace, stats.at_level(level) if level else contextlib.nullcontext():
-        judged = verdicts_mod.mark_primary(list(module.verdicts(sub)))
+        # a claim this machine cannot measure (its requirements against the calibration) is never extended
+        judged = verdicts_mod.mark_primary(requirements.apply(list(module.verdicts(sub)), _calibration(df)))
     out = []
     for v in judged:
         if not v.primary:
@@ -84,6 +85,14 @@ def judge(module, df: pd.DataFrame, columns: tuple[str, ...], level: float | Non
         hits = [e for e in trace.estimates if _same(e, v)]
         out.append((v, hits[-1] if hits else None))
     return out
+
+
+def _calibration(df: pd.DataFrame):
+    """The newest stored calibration of the machine these rows are from (None: none stored, or no one machine)."""
+    from ..machine import calibration
+
+    ms = df["machine"].dropna().astype(str).unique() if "machine" in df else []
+    return calibration.load(ms[0]) if len(ms) == 1 else None
 
 
 def _same(e: Estimate, v) -> bool:

@@ -102,7 +102,7 @@ def display(verdicts: list[Verdict]) -> pd.DataFrame:
         verdicts = mark_primary(verdicts)
     rows = []
     for v in verdicts:
-        rows.append({"machine": v.machine, "claim": v.claim.text, "row": "primary" if v.primary else "sub-row",
+        rows.append({"machine": v.machine, "claim": v.claim.text, "row": "primary" if v.primary else "sub-row (stand-in)" if v.stand_in else "sub-row",
                      "scope": v.scope_text, "protocol": v.protocol,
                      "then": v.claim.then, "now": v.now, "holds on this machine?": outcome_text(v),
                      "runs agreeing": agreement(v), "why": v.why})

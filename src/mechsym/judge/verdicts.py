@@ -59,6 +59,11 @@ class Claim:
       {"placement": "unpinned"} picks the first post-protocol verdict whose scope has that placement.
     variants: the sweep's variants whose runs the statistic reads, where it reads only some (empty: any); a note
       on runs left out of the verdicts is said only on claims that read them.
+    requires: what the claim needs from the machine (mechsym.judge.requirements.Requirement): checked against the
+      machine's calibration; a failed one makes every verdict it concerns "not measurable here".
+    floor: (calibration field, what one operation does), e.g. ("cas_ns", "thin lock + increment + unlock"): a
+      verdict whose cell runs an operation faster than that physical floor times the JIT, not the mechanism
+      (mechsym.judge.requirements.apply flags it; the cell that isolates the mechanism becomes the primary).
     """
     id: str
     post: str
@@ -77,6 +82,8 @@ class Claim:
     shape: bool = False
     primary: dict | None = None
     variants: tuple[str, ...] = ()
+    requires: tuple = ()
+    floor: tuple = ()
 
     def then_value(self) -> float | None:
         """The claim's statistic computed from the post's own numbers (data/reference), or None."""
@@ -112,6 +119,8 @@ class Verdict:
     fact: bool = False                          # every fork gave the same number
     primary: bool = False                       # the claim's one primary verdict (see primary_of); others are sub-rows
     modes: tuple = ()                           # a bimodal cell's verdict per mode: (label, Verdict) pairs
+    stand_in: bool = False                      # its scope only stands in for the post's: never primary
+    per_op_ns: float | None = None              # the fastest cell's time per operation (checked against claim.floor)
 
     def __post_init__(self):
         if self.outcome not in OUTCOMES:
@@ -152,8 +161,9 @@ PRIMARY_JDK = "17"   # the JDK family of the posts' measurements (Java 6 and 7 t
 def primary_of(verdicts: list[Verdict]) -> int | None:
     """The index of the claim's primary verdict among one claim's verdicts on one machine: the post's protocol, in
     the scope the post measured as far as this machine has it. The claim's `primary` scope when it names one, else
-    JDK 17 (the posts' JDK family), else the first; a measurable verdict before one that is not; the lab's protocol
-    only when the claim has no post-protocol verdict (a lab claim)."""
+    JDK 17 (the posts' JDK family), else the first; a verdict in the claim's own scope before a stand-in (one vCPU
+    for SMT siblings), even one that is not measurable; a measurable verdict before one that is not; the lab's
+    protocol only when the claim has no post-protocol verdict (a lab claim)."""
     if not verdicts:
         return None
     claim = verdicts[0].claim
@@ -164,6 +174,7 @@ def primary_of(verdicts: list[Verdict]) -> int | None:
         scope = {k: str(x) for k, x in v.scope.items()}
         return (v.protocol != POST.name,
                 any(scope.get(k) != x for k, x in want.items()),
+                v.stand_in,
                 v.outcome == UNMEASURABLE,
                 "jdk" in scope and scope["jdk"] != PRIMARY_JDK,
                 i)
@@ -171,12 +182,34 @@ def primary_of(verdicts: list[Verdict]) -> int | None:
 
 
 def mark_primary(verdicts: list[Verdict]) -> list[Verdict]:
-    """The verdicts with each claim's primary one marked (per machine), in the same order."""
+    """The verdicts with each claim's primary one marked (per machine), in the same order. A claim whose only
+    post-protocol verdicts are stand-ins gets a primary 'not measurable here' of its own scope after them: a stand-in
+    stays a sub-row."""
     groups: dict[tuple, list[int]] = {}
     for i, v in enumerate(verdicts):
         groups.setdefault((v.claim.id, v.machine), []).append(i)
-    chosen = {idx[primary_of([verdicts[i] for i in idx])] for idx in groups.values()}
-    return [replace(v, primary=i in chosen) for i, v in enumerate(verdicts)]
+    chosen, added = set(), {}
+    for idx in groups.values():
+        best = idx[primary_of([verdicts[i] for i in idx])]
+        if verdicts[best].stand_in:
+            added[idx[-1]] = _own_scope(verdicts[best])
+        else:
+            chosen.add(best)
+    out = []
+    for i, v in enumerate(verdicts):
+        out.append(replace(v, primary=i in chosen))
+        if i in added:
+            out.append(added[i])
+    return out
+
+
+def _own_scope(stand_in: Verdict) -> Verdict:
+    """The primary of a claim measured here only on a stand-in: not measurable, in the claim's own scope."""
+    scope = {k: v for k, v in stand_in.scope.items() if k != "placement"} | dict(stand_in.claim.primary or {})
+    why = ("the post's scope is not on this machine; only a stand-in was measured (its sub-row: "
+           f"{stand_in.scope_text}, {stand_in.outcome})")
+    return replace(unmeasurable(stand_in.claim, why, machine=stand_in.machine, scope=scope,
+                                protocol=stand_in.protocol), run_id=stand_in.run_id, primary=True)
 
 
 def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, protocol: Protocol | str = POST,
@@ -192,11 +225,11 @@ def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, prot
     if claim.rule is None:
         raise ValueError(f"claim {claim.id}: no rule to judge it by")
     then = None if claim.no_ratio or stand_in else _safe_then(claim)
-    why = "; ".join(x for x in (why, stand_in) if x)
+    why = "; ".join(x for x in (why, f"stand-in: {stand_in}" if stand_in else "") if x)
     per_mode: tuple = ()
     if est is None:
         return Verdict(claim, UNMEASURABLE, "n/a", missing, machine=machine, scope=scope, protocol=proto,
-                       run_id=run_id)
+                       run_id=run_id, stand_in=bool(stand_in))
     rule = claim.rule
     if est.fact:
         outcome = HOLDS if rule.holds_at(est.value) else FAILS
@@ -234,7 +267,7 @@ def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, prot
     return Verdict(claim, outcome, now, reason, then, est.value, machine, scope, proto,
                    None if not np.isfinite(est.low) else est.low, None if not np.isfinite(est.high) else est.high,
                    est.forks, run_id=run_id, p_value=est.p_value(rule) if outcome in DECISIVE else None,
-                   near=near, fact=est.fact, modes=per_mode)
+                   near=near, fact=est.fact, modes=per_mode, stand_in=bool(stand_in))
 
 
 def _judge_mode(claim: Claim, est: Estimate | None, **kw) -> Verdict:

@@ -18,7 +18,8 @@ import dataclasses
 import pandas as pd
 
 from .. import MechsymError, experiments
-from ..judge import analysis, comparisons, stats, tables, runs as verdict_runs
+from ..judge import analysis, comparisons, requirements, stats, tables, runs as verdict_runs
+from ..machine import calibration
 from ..store import runs as store
 from . import cache as verdict_cache
 from ..judge import verdicts as verdicts_mod
@@ -101,7 +102,8 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
                                     why="; ".join(x for x in (v.why, note if v.protocol == "post" else "",
                                                               _split_note(v, split)) if x))
                 for v in judged]
-        out += verdicts_mod.mark_primary(mine)
+        # what this machine can measure: each claim's requirements against its newest stored calibration
+        out += verdicts_mod.mark_primary(requirements.apply(mine, calibration.load(machine) if machine else None))
     return out
 
 
@@ -278,7 +280,8 @@ def primaries(claims: pd.DataFrame) -> pd.DataFrame:
 def multiplicity(claims: pd.DataFrame, q: float = BH_Q) -> pd.DataFrame:
     """The rows with `bh` set on each decisive primary verdict that has a p-value: True when it survives
     Benjamini-Hochberg at false-discovery rate q among the decisive primary claims of its machine, else False.
-    Facts (no chance involved) and other rows keep None."""
+    Facts (no chance involved), the lab's own readings (source "lab": never counted among the post's) and other rows
+    keep None."""
     out = claims.copy()
     out["bh"] = out["bh"].astype(object)
     if out.empty:
@@ -286,6 +289,8 @@ def multiplicity(claims: pd.DataFrame, q: float = BH_Q) -> pd.DataFrame:
     p = pd.to_numeric(out["p_value"], errors="coerce")
     pick = out["primary"].fillna(False).astype(bool) & out["outcome"].isin(DECISIVE) & p.notna() \
         & ~out["fact"].fillna(False).astype(bool)
+    if "source" in out:
+        pick &= out["source"].fillna("post").astype(str) != "lab"
     for _, idx in out[pick].groupby("machine").groups.items():
         keep = comparisons.benjamini_hochberg(p[idx].to_numpy(), q)
         for i, k in zip(idx, keep):

@@ -126,9 +126,15 @@ def status_line(claims: pd.DataFrame) -> str:
         return ("**No results yet**: nothing is stored for any experiment, so every claim is listed as *not run yet*. "
                 "This notebook runs nothing itself: run an experiment (`mechsym run locks --preset standard`, or its "
                 "notebook with `PRESET = \"smoke\"`), or import another machine's results (`mechsym import ARCHIVE`).")
-    n = counts(claims, "machine")
-    parts = [f"{m}: {int(n.loc[m].sum())} claims, " + ", ".join(f"{int(k)} {s}" for s, k in n.loc[m].items() if k)
-             for m in n.index]
+    lab = claims["source"].fillna("post").astype(str) == "lab" if "source" in claims else pd.Series(False, claims.index)
+    n = counts(claims[~lab], "machine")
+    nl = counts(claims[lab], "machine")
+    # the lab's own readings are counted apart: never among the post's claims
+    parts = [f"{m}: {int(n.loc[m].sum())} claims of the posts, " + ", ".join(
+        f"{int(k)} {s}" for s, k in n.loc[m].items() if k)
+        + (f" (and {int(nl.loc[m].sum())} of the lab's own readings, counted apart: " + ", ".join(
+            f"{int(k)} {s}" for s, k in nl.loc[m].items() if k) + ")" if m in nl.index and nl.loc[m].sum() else "")
+        for m in n.index]
     bh = " ".join(bh_line(claims[claims["machine"] == m]) for m in n.index) if "bh" in claims else ""
     return ("Verdicts from stored results (this notebook runs nothing itself), each claim counted once by its primary "
             f"verdict (the post's protocol and scope; {len(claims)} verdicts with the sub-rows). " + "; ".join(parts)

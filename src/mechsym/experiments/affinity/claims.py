@@ -7,6 +7,7 @@ from __future__ import annotations
 
 
 from ...judge.verdicts import Claim, Rule
+from ...judge.requirements import MIGRATION, Requirement
 from .meta import NOTEBOOK, POST_FILE, REFERENCE
 
 QUOTE = ("The interesting thing I've observed is that the unpinned test will follow a step function of "
@@ -21,7 +22,8 @@ CLAIMS = [
           "forks' medians",
           quote=QUOTE, rule=Rule(">=", 1.05, effect=0.05, reading="'always the greatest throughput': pinned ahead of "
                                  "unpinned by the smallest effect that matters, 5%"),
-          statistic="receiver messages/s pinned over unpinned", unit="x", reference=REFERENCE),
+          statistic="receiver messages/s pinned over unpinned", unit="x", reference=REFERENCE,
+          requires=(Requirement(MIGRATION, threads=2),)),
     Claim("affinity.pinned-steadier", POST_FILE, NOTEBOOK,
           "Unpinned, the rate moves in unpredictable steps from second to second; pinned, it is consistent.",
           "figure only, no numbers in the text",
@@ -29,6 +31,7 @@ CLAIMS = [
           "over pinned, ratio of the forks' medians",
           quote=QUOTE, rule=Rule(">=", 1.5, reading="'a step function of unpredictable performance' against "
                                  "'consistent throughput' read as unpinned seconds spread at least 1.5x as much"),
-          statistic="per-second spread (CV) unpinned over pinned", unit="x", reference=REFERENCE),
+          statistic="per-second spread (CV) unpinned over pinned", unit="x", reference=REFERENCE,
+          requires=(Requirement(MIGRATION, threads=2),)),
 ]
 CLAIM = {c.id: c for c in CLAIMS}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...judge.verdicts import Claim, Rule
+from ...judge.requirements import MIGRATION, REGIME, Requirement
 from .meta import NOTEBOOK
 from .meta import POST_FILE
 from .meta import REFERENCE
@@ -42,7 +43,8 @@ CLAIMS = [
           rule=Rule(">=", 10 ** 0.5, reading="'an order of magnitude' read on a log scale: a ratio that rounds to "
                     "10^1, i.e. at least 10^0.5 = 3.16x"),
           statistic="RingBuffer events/s over ArrayBlockingQueue events/s", unit="x", reference=REFERENCE,
-          from_post=lambda ref: _ref(ref, "disruptor_over_queue")),
+          from_post=lambda ref: _ref(ref, "disruptor_over_queue"),
+          requires=(Requirement(REGIME),)),
     Claim("disruptor.2-3x-over-1x", POST_FILE, NOTEBOOK,
           "Disruptor 2.0 has ~2-3x the throughput of the release before it.",
           "~2-3x (text)", "not run: the lab pins one release of the Disruptor",
@@ -58,7 +60,8 @@ CLAIMS = [
           quote=QUOTE_AFFINITY,
           rule=Rule(">=", 1.2, reading="'really hits performance' read generously as pinned at least 20% faster "
                     "than unpinned"),
-          statistic="events/s pinned (cross-core) over unpinned", unit="x"),
+          statistic="events/s pinned (cross-core) over unpinned", unit="x",
+          requires=(Requirement(MIGRATION, threads=2),)),
     Claim("disruptor.beats-lock-free-queue", POST_FILE, NOTEBOOK,
           "The lab's question: does the RingBuffer still beat a queue when the queue is today's lock-free SPSC "
           "queue (JCTools' SpscArrayQueue)?",

@@ -51,8 +51,9 @@ CLAIMS = [
                     "apart"),
           statistic="smallest gap between two padded-longs counters", unit="bytes", reference=REFERENCE_JAVA7),
     Claim("falsesharing.java7-drops-padding-pair", POST_FILE_JAVA7, NB,
-          "Java 7 (and later) leaves two threads' padded counters within one 128-byte pair of lines, which the "
-          "adjacent-line prefetcher fetches together: the usual explanation of the second post's slowdown.",
+          "The lab's reading, not the post's: Java 7 (and later) leaves two threads' padded counters within one "
+          "128-byte pair of lines, which the adjacent-line prefetcher fetches together (a usual explanation of the "
+          "second post's slowdown; the post names no prefetcher, and any 7-long padding satisfies it).",
           "no numbers: 'It seems Java 7 got clever' (JDK 1.7 in 2011)",
           "JOL (CounterLayout) in fresh JVMs: the smallest distance in bytes between two threads' padded-longs "
           "counters as allocated (the same statistic as java7-drops-padding, against a 128-byte pair)",
@@ -60,7 +61,8 @@ CLAIMS = [
                 "false sharing.",
           rule=Rule("<=", 127, reading="the padding no longer separates the counters once two sit less than the "
                     "adjacent-line prefetcher's 128-byte pair apart"),
-          statistic="smallest gap between two padded-longs counters", unit="bytes", reference=REFERENCE_JAVA7),
+          statistic="smallest gap between two padded-longs counters", unit="bytes", reference=REFERENCE_JAVA7,
+          source="lab"),
     Claim("falsesharing.first-padding-false-shares", POST_FILE_JAVA7, NB,
           "On later JVMs the first post's padding no longer prevents false sharing: it is slower than the padded "
           "AtomicLong.",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...judge.verdicts import Claim, Rule
+from ...judge.requirements import SMT, Requirement
 from .meta import NOTEBOOK, POST_FILE, REFERENCE
 from .rows import reference_rates
 
@@ -32,7 +33,8 @@ CLAIMS = [
           rule=Rule(">=", 100e6, reading="'135M messages per second' read generously as at least 100M: the post "
                     "chose its best run"),
           statistic="messages/s between processes, same core", unit="ops/s", reference=REFERENCE,
-          from_post=lambda ref: post_rate(ref, "processes", "smt")),
+          from_post=lambda ref: post_rate(ref, "processes", "smt"),
+          requires=(Requirement(SMT),)),
     Claim("ipcqueue.ipc-98m-cross-core", POST_FILE, NOTEBOOK,
           "Between two processes on two cores the IPC queue carries about 100M messages/s.",
           "98M ops/s across cores",
@@ -109,6 +111,7 @@ CLAIMS = [
           rule=Rule(">=", 1.05, effect=0.05, reading="by at least 5% (the smallest effect that matters); "
                     "'improved performance' read as the order: spin's median at or above yield's "
                     "on the same core"),
-          statistic="spin msgs/s over yield msgs/s, same core", unit="x"),
+          statistic="spin msgs/s over yield msgs/s, same core", unit="x",
+          requires=(Requirement(SMT),)),
 ]
 CLAIM = {c.id: c for c in CLAIMS}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...judge.verdicts import Claim, Rule
+from ...judge.requirements import REGIME, SMT, Requirement
 from .meta import MAIN_OPTIONS, NOTEBOOK, POST_FILE, REFERENCE
 from .sweep import CT_OPTIONS
 
@@ -41,7 +42,8 @@ CLAIMS = [
                     "read generously as at least 8% of runs (0.4 of the post's rate): the post's own 6 of 30 then "
                     "holds with its interval too (Wilson 95% 9.5%-37%: the post itself sits near the edge)"),
           statistic="share of O1's runs below 0.6x the median run", unit="%", reference=REFERENCE,
-          from_post=lambda ref: _ref(ref, "O1", "share_of_runs_at_half_performance").iloc[0]),
+          from_post=lambda ref: _ref(ref, "O1", "share_of_runs_at_half_performance").iloc[0],
+          requires=(Requirement(REGIME),)),
     Claim("spsc.o1-stable-within-a-run", POST_FILE, NOTEBOOK,
           "Each run of the original queue is stable within itself: the variance is between runs (JVMs).",
           "'very stable within a given run' (figure only, no number)",
@@ -51,7 +53,8 @@ CLAIMS = [
                 "play.",
           shape=True, rule=Rule("<=", 0.5, reading="'very stable within a given run' read as: the spread inside a run is at most "
                                        "half the spread between runs"),
-          statistic="O1's median within-run CV / its CV across runs", unit="x"),
+          statistic="O1's median within-run CV / its CV across runs", unit="x",
+          requires=(Requirement(REGIME),)),
     Claim("spsc.i1-helps-same-core", POST_FILE, NOTEBOOK,
           "Inlining the counters (I1) gives a small improvement over O1 on the same core.",
           "+3% average on the same core (I1/O1 = 1.03)",
@@ -60,7 +63,8 @@ CLAIMS = [
                 "core behaviour is actually worse.",
           rule=Rule(">=", 1.01, effect=0.01, reading="'a small improvement' read as: I1's average at least 1% above "
                     "O1's; the post's own is 3%, so the post itself sits near the edge and 5% would fail it"),
-          statistic="I1 / O1, average run summary", unit="x", reference=REFERENCE, from_post=_improvement("I1")),
+          statistic="I1 / O1, average run summary", unit="x", reference=REFERENCE, from_post=_improvement("I1"),
+          requires=(Requirement(SMT),)),
     Claim("spsc.i1-worse-cross-core", POST_FILE, NOTEBOOK,
           "Inlining the counters (I1) is worse than O1 across cores.",
           "'the cross core behaviour is actually worse' (figure only)",
@@ -77,7 +81,8 @@ CLAIMS = [
           quote="in the cross core it is pretty flat indeed. So when the original behaves they are much the same, but "
                 "the average result is a 10% improvement. Very little variance remains.",
           shape=True, rule=Rule("<=", 0.5, reading="'very little variance remains' read as at most half of O1's run-to-run CV"),
-          statistic="CV of I4's runs / CV of O1's runs", unit="x"),
+          statistic="CV of I4's runs / CV of O1's runs", unit="x",
+          requires=(Requirement(REGIME),)),
     Claim("spsc.i4-10pct-faster", POST_FILE, NOTEBOOK,
           "I4 is about 10% faster than the original, on the same core and on average cross-core.",
           "+10% same core; +10% average cross core (I4/O1 = 1.10)",
@@ -97,7 +102,8 @@ CLAIMS = [
           shape=True, rule=Rule("between", 4.0, 20.0, reading="'still moving between 110M and 120M' (8.7%) read as a band from "
                                                   "about half to about twice the post's: 4% to 20% of the median; the "
                                                   "spikes on either side fall outside the 10th-90th percentiles"),
-          statistic="I4's 10th-90th percentile band / median", unit="%", reference=REFERENCE, from_post=_band),
+          statistic="I4's 10th-90th percentile band / median", unit="%", reference=REFERENCE, from_post=_band,
+          requires=(Requirement(REGIME),)),
     Claim("spsc.condcard-i1-best-cross-core", POST_FILE, NOTEBOOK,
           "With -XX:+UseCondCardMark alone, I1 has the best average cross-core (133M).",
           "I1 best average cross core, 133M ops/s (the other variants' averages only in a figure)",
