@@ -75,7 +75,7 @@ def _summary(experiment: str, machine=None, root=None, preset=None) -> tuple[str
                 return (f"No JMH run of {experiment} is stored yet for this machine: {command_text} makes one "
                         f"(then re-run this notebook)."), []
             return f"No comparison with JMH: {e}", []
-        t = t[t["reading"] != "no JMH cell"]
+        t = t[t["reading"] != "no JMH cell"] if "reading" in t else t.iloc[0:0]   # no lab cell matched: no columns
         if t.empty:
             lines.append(f"- {spec.title}: the stored JMH run has none of these cells; {command_text} makes them.")
             continue
