@@ -27,6 +27,8 @@ NAME = "fakedecide"
 # 5 forks spread widely (the interval straddles), later ones less, so more forks decide it. "far" is decided at
 # once; "split" has two clusters of forks.
 CELLS = {"base": (1.0, 0.02), "wide": (1.15, 0.05), "far": (3.0, 0.02), "split": (None, 0.0)}
+# forks from this number on whose post run spent half its time in the JIT every other fork (the gate drops them)
+GATED = {"from": None}
 
 
 def _runner(fork):
@@ -35,8 +37,14 @@ def _runner(fork):
     rng = np.random.default_rng([fork.number, list(CELLS).index(name)])
     value = (1.0 if fork.number % 2 else 3.0) * (1 + 0.001 * fork.number) if med is None \
         else med * float(np.exp((0.3 if name == "wide" and fork.number < 5 else sd) * rng.standard_normal()))
-    return pd.DataFrame({"iteration": [0, 1], "warmup": [True, False], "metric": ["t", "t"],
+    rows = pd.DataFrame({"iteration": [0, 1], "warmup": [True, False], "metric": ["t", "t"],
                          "value": [value, value], "unit": ["ns", "ns"]})
+    if GATED["from"] is None:
+        return rows
+    jit = 5.0 if fork.number >= GATED["from"] and fork.number % 2 == 0 else 0.0
+    harness = pd.DataFrame({"iteration": [1, 1], "warmup": [False, False], "metric": ["jit_ms", "duration"],
+                            "value": [jit, 10.0], "unit": ["ms", "ms"]})
+    return pd.concat([rows, harness], ignore_index=True).assign(protocol="post")
 
 
 def _cells(preset, topo, jdks, **_):
@@ -326,3 +334,34 @@ def test_normed_columns_agree_with_norm_value_by_value(values):
 
     col = pd.Series(values * 3)
     assert list(normed(col)) == [norm(v) for v in col]
+
+
+def test_until_decided_counts_the_forks_that_pass_the_jit_gc_gate(fake, monkeypatch):
+    """Every other added fork timed the JIT: the gate drops it, and the looks count the forks judged."""
+    from mechsym.run import harness
+
+    module, first = fake
+    monkeypatch.setitem(GATED, "from", 5)
+    meta = decide.run(module, "standard", [], progress=False, lock=False, write=lambda line: None)
+    rows = store.load(NAME, store.machine_id())
+    kept, dropped, _ = harness.voting(rows)
+    assert dropped > 0
+    kept = kept[kept["metric"] == "t"]
+    judged = kept[~analysis.as_bool(kept["warmup"])].groupby("variant")[["run_id", "fork"]].apply(
+        lambda g: len(g.drop_duplicates()))
+    looks = meta["until_decided"]["schedule"]
+    extended = {c for c in judged.index if judged[c] > 5}
+    assert extended and all(judged[c] in looks for c in extended), (judged.to_dict(), looks)
+
+
+def test_runs_judged_together_are_counted_and_disagreeing_runs_are_unstable(fake, monkeypatch):
+    module, first = fake
+    monkeypatch.setattr(verdict_runs, "quiet", lambda meta: True)
+    monkeypatch.setitem(CELLS, "far", (0.8, 0.02))     # the second run's "far" is slower than base: fails
+    sweep.execute(module, "standard", jdks=[], progress=False, lock=False)
+    both = verdict_collect._load(NAME, None, None)
+    got = {v.claim.id.split(".")[1]: v for v in verdict_collect.machine_verdicts(module, both) if v.primary}
+    far = got["far"]
+    assert far.unstable and far.outcome == "inconclusive" and far.runs_total == 2 and far.runs_agree == 0
+    assert "3" in far.why and "0.8" in far.why
+    assert all(v.runs_total == 2 for v in got.values())

@@ -230,6 +230,11 @@ POST = Protocol("post", "the first timed run after the warm-up in each JVM, as t
 LAB = Protocol("lab", "the median of the measured runs in each JVM", median_run)
 
 
+#: Columns that never name a fork's cell (a trace without a sweep's cell columns names a cell by all the others).
+NOT_CELL = {"fork", "iteration", "warmup", "metric", "value", "unit", "status", "note", "run_id", "machine",
+            "experiment", "taskset", "fork_key"}
+
+
 def per_fork(df: pd.DataFrame, protocol: Protocol = LAB, by: Iterable[str] = ()) -> pd.DataFrame:
     """One value per fork (and group): the protocol's reduction of the fork's measured iterations, in order.
 
@@ -241,7 +246,9 @@ def per_fork(df: pd.DataFrame, protocol: Protocol = LAB, by: Iterable[str] = ())
         return pd.DataFrame(columns=by + ["fork_key", "value"])
     keys = [c for c in ("machine", "run_id", "fork") if c in df]
     trace = stats.current_trace()   # naming which forks a statistic read (mechsym.judge.decide, the run level)
-    traced = [c for c in (trace.cell_columns if trace else ()) if c in df and c not in by + keys]
+    cell_columns = () if trace is None else trace.cell_columns or tuple(
+        c for c in df.columns if c not in NOT_CELL and not str(c).startswith("jit_"))
+    traced = [c for c in cell_columns if c in df and c not in by + keys]
     d = df[by + [c for c in keys + traced + ["iteration", "value"] if c not in by]].copy()
     d["fork_key"] = functools.reduce(lambda a, b: a + "/" + b, (d[c].astype(str) for c in keys)) if keys else "0"
     if "iteration" in d:
@@ -255,10 +262,11 @@ def per_fork(df: pd.DataFrame, protocol: Protocol = LAB, by: Iterable[str] = ())
     out = firsts[by + ["fork_key"]].reset_index(drop=True)
     out["value"] = [protocol.of(v) for v in values]
     if trace is not None:
-        named = [c for c in by + traced if c in trace.cell_columns]
+        named = [c for c in by + traced if c in cell_columns]
         cells = firsts[named].astype(str)
         trace.note(out["value"].to_numpy(), [tuple(zip(named, r)) for r in cells.itertuples(index=False)],
-                   firsts["run_id"].astype(str).tolist() if "run_id" in firsts else [""] * len(out))
+                   firsts["run_id"].astype(str).tolist() if "run_id" in firsts else [""] * len(out),
+                   out["fork_key"].astype(str).tolist())
     return out
 
 

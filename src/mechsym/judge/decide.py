@@ -4,7 +4,8 @@ It judges the experiment's newest current stored run of the preset (standard or 
 finds the primary verdicts that are inconclusive and the cells each one read (stats.tracing: every per-fork value
 analysis.per_fork hands out is noted with its cell), and adds forks only to those cells: one fork of every open cell
 per round, interleaved as the sweep interleaves them, fork numbers continuing the run's. After each look (a block of
-rounds: the cells reach 8, 12, 18, 27, 40 forks from 5) it judges again; a claim leaves when it is decided, when its
+rounds: the cells reach 8, 12, 18, 27, 40 judged forks from 5, counting the forks that pass the JIT/GC gate, not
+the forks run) it judges again; a claim leaves when it is decided, when its
 cells reach --max-forks, or when more forks cannot decide it (bimodal, a discrete statistic, a fact, an estimate on
 the threshold); the loop stops when none is open or the budget (wall time) is spent.
 
@@ -33,11 +34,12 @@ import pandas as pd
 from .. import MechsymError
 from . import stats
 from ..store import runs as store
-from .plan import base_run, cell_key, duration_text, forks_of, judge, make_plan
+from .plan import base_run, cell_key, duration_text, forks_of, judge, judged_forks, make_plan
 from .estimates import undecidable
 
 PRESETS = ("standard", "full")
 MAX_FORKS = 40
+RUN_CAP = 2     # forks run per cell, at most this many times --max-forks (the rest failed the JIT/GC gate)
 _BUDGET = re.compile(r"(\d+)(s|m|h)")
 _UNIT = {"s": 1, "m": 60, "h": 3600}
 
@@ -96,7 +98,7 @@ def run(module, preset: str, jdks=None, budget: float | None = None, max_forks: 
               "level": plan.level, "alpha": round(1 - stats.LEVEL, 6), "max_forks": max_forks, "budget_s": budget,
               "open": [list(o.key) for o in plan.claims if o.cells],
               "not_extended": {o.label: o.why_not for o in plan.claims if not o.cells},
-              "forks_added": 0, "ended": {}, "stopped": ""}
+              "forks_added": 0, "forks_gated": 0, "ended": {}, "stopped": ""}
     meta["extends"] = plan.base["run_id"]
     meta["until_decided"] = record
     _, df = base_run(name, preset)
@@ -124,7 +126,9 @@ def run(module, preset: str, jdks=None, budget: float | None = None, max_forks: 
                                         + (" ..." if len(open_now) > 3 else ""), refresh=False)
                 cells = [c for c in plan.cells if any(c in o.cells for o in open_now)]
                 while True:   # rounds: one fork of every open cell below the look's target, in the sweep's order
-                    due = [c for c in cells if have[cell_key(c)] < target]
+                    # judged forks count (those the JIT/GC gate keeps); a cell whose forks keep failing the gate
+                    # stops at RUN_CAP x --max-forks forks run
+                    due = [c for c in cells if have[cell_key(c)] < target and nxt[cell_key(c)] < RUN_CAP * max_forks]
                     if not due:
                         break
                     for cell in due:
@@ -147,8 +151,10 @@ def run(module, preset: str, jdks=None, budget: float | None = None, max_forks: 
                         frames.append(tag_rows(rows, name, cell.columns(), fork, pinned))
                         spent_per_fork.append(time.monotonic() - t0)
                         nxt[k] = fork + 1
-                        have[k] += 1
+                        judged = judged_forks(frames[-1], [cell])[k]
+                        have[k] += judged
                         record["forks_added"] += 1
+                        record["forks_gated"] += 1 - judged
                         bar.update(1)
                 # the look: judge the run with every fork so far, at the spent level
                 pooled = _pooled(df, frames, plan.base)
@@ -161,7 +167,8 @@ def run(module, preset: str, jdks=None, budget: float | None = None, max_forks: 
                         o.ended = f"decided at look {look} ({v.forks} forks): {v.outcome}"
                     elif est is not None and undecidable(o.claim.rule, est):
                         o.ended = f"left at look {look}: {undecidable(o.claim.rule, est)}"
-                    elif all(have[cell_key(c)] >= max_forks for c in o.cells):
+                    elif all(have[cell_key(c)] >= max_forks or nxt[cell_key(c)] >= RUN_CAP * max_forks
+                             for c in o.cells):
                         o.ended = f"still inconclusive at --max-forks {max_forks}"
                     if o.ended and progress:   # as it happens; the summary at the end says it again
                         bar.write(f"  {o.label}: {o.ended}", file=sys.stderr)

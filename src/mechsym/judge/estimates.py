@@ -4,6 +4,7 @@ would likely decide an inconclusive one. mechsym.judge.verdicts reads them again
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
@@ -37,6 +38,7 @@ class Estimate:
     distinct: int = 0           # the fewest distinct per-fork values in one group (2: a fork is one of two numbers)
     cells: frozenset | None = field(default=None, compare=False, repr=False)  # the cells read (stats.tracing)
     runs: int = 1               # the stored runs its forks were resampled in (stats.nested_runs), else 1
+    reach: float = 0.0          # too few forks for `level`: the most coverage they reach (no interval), else 0
 
     def text(self, unit: str = "") -> str:
         f = (lambda v: fmt_value(v, unit)) if unit else (lambda v: f"{v:.3g}")
@@ -53,11 +55,26 @@ class Estimate:
         return self.boot.p_value(rule.op, rule.threshold, rule.upper)
 
 
+def _modes(forks: np.ndarray) -> bimodal.Modes | None:
+    """bimodal.modes within each stored run when the trace knows the forks' runs (the first run whose forks form
+    modes), else over the forks as given: a shift between two runs is the run level's (nested_runs, unstable), not
+    two modes."""
+    trace = stats.current_trace()
+    runs = trace.runs_of(forks) if trace is not None and len(forks) else None
+    if runs is None or runs.max() < 1:
+        return bimodal.modes(forks)
+    for k in range(int(runs.max()) + 1):
+        found = bimodal.modes(np.asarray(forks)[runs == k])
+        if found is not None:
+            return dataclasses.replace(found, method=found.method + ", within one run")
+    return None
+
+
 def _from_boot(b: stats.Boot | None, arrays: list[np.ndarray]) -> Estimate | None:
     if b is None:
         return None
     fact = b.n >= 2 and all(np.ptp(np.asarray(a, dtype=float)) == 0 for a in arrays if len(a))
-    found = tuple(m for m in (bimodal.modes(a) for a in arrays if np.ndim(a) == 1) if m is not None)
+    found = tuple(m for m in (_modes(a) for a in arrays if np.ndim(a) == 1) if m is not None)
     distinct = min((len(np.unique(np.asarray(a, dtype=float), axis=0)) for a in arrays if len(a)), default=0)
     trace = stats.current_trace()
     cells = None
@@ -65,8 +82,9 @@ def _from_boot(b: stats.Boot | None, arrays: list[np.ndarray]) -> Estimate | Non
         hits = [trace.lookup(a) for a in arrays]
         if all(h is not None for h in hits):
             cells = frozenset(c for h in hits for pairs in h for c, _ in pairs)
-    est = Estimate(b.value, b.low, b.high, b.n, b, fact, found, stats.current_level(), distinct, cells,
-                   getattr(b, "runs", 1) or 1)
+    level = b.coverage if b.coverage is not None and not b.short else stats.current_level()
+    est = Estimate(b.value, b.low, b.high, b.n, b, fact, found, level, distinct, cells, getattr(b, "runs", 1) or 1,
+                   b.coverage if b.short else 0.0)
     if trace is not None:
         trace.estimates.append(est)
     return est
@@ -131,6 +149,8 @@ def more_forks(rule: Rule, est: Estimate) -> int | None:
         return None
     if est.forks < MIN_FORKS:
         return MIN_FORKS - est.forks
+    if est.reach:
+        return max(1, stats.forks_for(est.level) - est.forks)
     z = float(scipy.stats.norm.ppf(1 - (1 - est.level) / 2))
     se = (est.high - est.low) / (2 * z)
     needed = math.ceil(est.forks * ((z + float(scipy.stats.norm.ppf(POWER))) * se / rule.distance(est.value)) ** 2)
@@ -147,7 +167,7 @@ def undecidable(rule: Rule, est: Estimate) -> str:
         return "bimodal: more forks sharpen each cluster, not one interval over both"
     if est.forks >= MIN_FORKS and 0 < est.distinct <= 2:
         return "a discrete statistic: each fork gives one of two numbers"
-    if est.forks < MIN_FORKS:
+    if est.forks < MIN_FORKS or est.reach:
         return ""
     if rule.distance(est.value) <= 0:
         return "the estimate sits on the threshold: no number of forks decides it"

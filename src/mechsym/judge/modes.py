@@ -21,6 +21,7 @@ construction.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, fields
 from typing import Callable
@@ -57,9 +58,9 @@ def split(values) -> tuple[bimodal.Modes, float] | None:
 @dataclass(frozen=True)
 class ModeEstimate:
     """The statistic with one group cut to one of its modes."""
-    label: str       # "low mode: 40% of forks near 10.9"
-    share: float
-    value: float     # the mode's median (the group's own unit)
+    label: str       # "low mode: 40% of forks near 10.9" (one per bimodal group, comma-separated)
+    share: float     # the share of forks (a product over the bimodal groups)
+    value: float     # the first cut group's mode's median (that group's own unit)
     est: Estimate | None
 
 
@@ -70,21 +71,26 @@ class ModalEstimate(Estimate):
 
 
 def with_modes(est: Estimate | None, groups, rebuild: Callable[[list], Estimate | None]) -> Estimate | None:
-    """est, or when one of its 1-D groups is bimodal a ModalEstimate holding rebuild(groups) with that group cut to
-    each of its modes (each bimodal group in turn)."""
+    """est, or when one of its 1-D groups is bimodal a ModalEstimate holding rebuild(groups) with every bimodal
+    group cut to one of its modes, for each combination of modes (two bimodal groups: low/low, low/high, high/low,
+    high/high). Cutting only one group at a time would leave the other bimodal, and such a row could never decide."""
     if est is None or not est.modes:
         return est
     arrays = stats.finite_groups(groups)
-    per = []
     found = [(i, s) for i, g in enumerate(arrays) if g.ndim == 1 and (s := split(g)) is not None]
+    sides = []
     for i, (m, cut) in found:
         g = arrays[i]
         whose = f"group {i + 1}'s " if len(arrays) > 1 else ""
-        for side, share, value, mask in zip(("low", "high"), m.shares, m.values, (g < cut, g > cut)):
-            cut_groups = list(arrays)
-            cut_groups[i] = g[mask]
-            per.append(ModeEstimate(f"{whose}{side} mode: {round(100 * share)}% of forks near {si(value)}",
-                                    share, value, rebuild(cut_groups)))
+        sides.append([(i, f"{whose}{side} mode: {round(100 * share)}% of forks near {si(value)}", share, value, mask)
+                      for side, share, value, mask in zip(("low", "high"), m.shares, m.values, (g < cut, g > cut))])
+    per = []
+    for combo in itertools.product(*sides):
+        cut_groups = list(arrays)
+        for i, _, _, _, mask in combo:
+            cut_groups[i] = arrays[i][mask]
+        per.append(ModeEstimate(", ".join(c[1] for c in combo), math.prod(c[2] for c in combo), combo[0][3],
+                                rebuild(cut_groups)))
     base = {f.name: getattr(est, f.name) for f in fields(Estimate)}
     return ModalEstimate(**base, per_mode=tuple(per))
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .. import MechsymError
 from ..store import provenance, runs as store
-from . import requirements, stats
+from . import analysis, requirements, stats
 from .estimates import Estimate, more_forks, undecidable
 
 GROWTH = 1.5          # each look brings the open cells to 1.5x the forks of the one before
@@ -189,6 +189,17 @@ def forks_of(df: pd.DataFrame, cell) -> tuple[int, int]:
     return len(pairs), int(pd.to_numeric(rows["fork"]).max()) + 1
 
 
+def judged_forks(df: pd.DataFrame, cells: list) -> dict:
+    """{cell key: forks that a verdict judges}: forks with a measured row left after the JIT/GC gate and the
+    straddled-line check (harness.voting), not forks run (a gated fork decides nothing)."""
+    from ..run import harness
+
+    kept = harness.voting(df)[0] if len(df) else df
+    if "warmup" in kept and len(kept):
+        kept = kept[~analysis.as_bool(kept["warmup"])]
+    return {cell_key(c): forks_of(kept, c)[0] for c in cells}
+
+
 # ---------------------------------------------------------------- the plan
 
 @dataclass
@@ -242,7 +253,7 @@ def make_plan(module, preset: str, jdks, max_forks: int, overrides: dict) -> Pla
     base, df = base_run(module.NAME, preset)
     cells = [c for c in sweep.plan(module, preset, jdks, **overrides) if not c.unavailable]
     claims = open_claims(module, df, cells, max_forks)
-    have = {cell_key(c): forks_of(df, c)[0] for c in cells}
+    have = judged_forks(df, cells)
     wanted = {cell_key(c) for o in claims for c in o.cells}
     chosen = [c for c in cells if cell_key(c) in wanted]
     start = min((c.forks for c in chosen), default=stats.MIN_FORKS)

@@ -25,6 +25,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .trace import Trace, current_trace, tracing  # noqa: F401 (the trace is read through stats by its callers)
+
 LEVEL = 0.95
 # Fewer forks than this in a judged cell: no interval means anything (the percentile interval of one group's median
 # over n forks is at best [min, max], which covers 1 - 2 / 2^n: 75% at 3 forks, 88% at 4, 94% at 5).
@@ -86,51 +88,9 @@ def resamples_for(level: float) -> int:
     return max(N_RESAMPLES, math.ceil(50 / ((1 - level) / 2)))
 
 
-# ---------------------------------------------------------------- which forks a statistic read
+# ---------------------------------------------------------------- which forks a statistic read (trace.py)
 
-class Trace:
-    """While active (`tracing`), every per-fork value analysis.per_fork hands out is noted with its cell and its run,
-    and every estimate made is kept: so a verdict's forks can be named after the fact (mechsym.judge.decide finds the
-    cells behind an undecided claim) and the run of each fork is known (the run level, `nested_runs`). Values are
-    matched exactly: a statistic computed from transformed forks is not traced (its cells are then unknown)."""
-
-    def __init__(self, cell_columns: tuple[str, ...] = ()):
-        self.cell_columns = tuple(cell_columns)   # the columns that name a cell (a sweep's Cell.columns())
-        self.forks: dict[float, set] = {}
-        self.estimates: list = []
-
-    def note(self, values, cells, runs) -> None:
-        for v, c, r in zip(values, cells, runs):
-            if v == v:   # NaN never matches
-                self.forks.setdefault(float(v), set()).add((c, r))
-
-    def lookup(self, values) -> list[set] | None:
-        """Each value's (cell, run) pairs, or None when one of them was not handed out by per_fork."""
-        out = []
-        for v in np.asarray(values, dtype=float).ravel():
-            hit = self.forks.get(float(v))
-            if not hit:
-                return None
-            out.append(hit)
-        return out
-
-
-_trace: list[Trace | None] = [None]
 _nested = [False]
-
-
-@contextlib.contextmanager
-def tracing(cell_columns: tuple[str, ...] = ()):
-    """Note which forks (cells named by `cell_columns`, runs) every statistic inside the block reads (see Trace)."""
-    old, _trace[0] = _trace[0], Trace(cell_columns)
-    try:
-        yield _trace[0]
-    finally:
-        _trace[0] = old
-
-
-def current_trace() -> Trace | None:
-    return _trace[0]
 
 
 @contextlib.contextmanager
@@ -139,7 +99,7 @@ def nested_runs():
     then forks within each drawn run (a two-stage bootstrap), so the spread between runs enters its interval."""
     old, _nested[0] = _nested[0], True
     try:
-        with tracing() if _trace[0] is None else contextlib.nullcontext():
+        with tracing() if current_trace() is None else contextlib.nullcontext():
             yield
     finally:
         _nested[0] = old
@@ -155,6 +115,8 @@ class Boot:
     paired: bool        # resampled by rounds (one draw for every group)
     dist: np.ndarray    # the bootstrap statistics
     sample: np.ndarray | None = None    # one group's forks, when the interval is their median's order statistics
+    coverage: float | None = None       # an order-statistic interval's exact coverage (its level, not the one asked)
+    short: bool = False                 # the forks cannot reach the level asked: no interval (`_one_median`)
 
     def tail(self, threshold: float, below: bool) -> float:
         """The share of resamples below the threshold (below=True) or above it, with the usual +1 (never 0)."""
@@ -273,20 +235,16 @@ def bootstrap(fn: Callable, groups: Sequence, *, of_medians: bool = True, level:
 
 
 def _run_labels(arrays: list[np.ndarray]) -> list[np.ndarray] | None:
-    """Each fork's run (a code per stored run), when the trace knows every fork and they come from 2+ runs."""
-    trace = _trace[0]
+    """Each fork's run (a code per stored run), when the trace knows every fork (trace.Trace.resolve: by cell, run
+    and fork, never by value alone) and they come from 2+ runs."""
+    trace = current_trace()
     if trace is None:
         return None
-    found = [trace.lookup(a) for a in arrays]
+    found = [trace.resolve(a) for a in arrays]
     if any(f is None for f in found):
         return None
     names: dict[str, int] = {}
-    out = []
-    for f in found:
-        runs = [{r for _, r in hit} for hit in f]
-        if any(len(r) != 1 for r in runs):
-            return None    # the same number in two runs: which run it came from is unknown
-        out.append(np.array([names.setdefault(next(iter(r)), len(names)) for r in runs]))
+    out = [np.array([names.setdefault(r, len(names)) for _, r, _ in f]) for f in found]
     return out if len(names) >= 2 else None
 
 
@@ -353,17 +311,38 @@ def end_bands(boot: Boot, level: float, z: float = 3.0) -> list[tuple[float, flo
     return out
 
 
+#: An order-statistic interval reaches the level asked when it misses at most SLACK times as often: [min, max] of 5
+#: forks misses 6.25% against 95%'s 5% (the documented floor, simulated in docs/statistics.md); 5 forks at 99.17%
+#: (a spent level) miss 6.25% against 0.83%: "too few forks for this level", never an interval labelled 99.17%.
+SLACK = 1.25
+
+
 def _one_median(fn: Callable, values: np.ndarray, level: float) -> Boot:
     """One group's median (fn of it, fn monotone: a unit change) with the distribution-free interval between two
     order statistics, exact for any distribution: [x(r), x(n+1-r)] covers the median with probability
     1 - 2 P(Binomial(n, 1/2) < r). r is the largest rank reaching `level`, else 1 ([min, max], which at 5 forks covers
-    93.75%: 95% is out of reach of 5 forks). A bootstrap does worse here: at 8 forks its percentile interval covers
-    ~92%."""
+    93.75%). The Boot carries the interval's own coverage; when even [min, max] misses more than SLACK times the
+    level's error, it is `short` (no interval). A bootstrap does worse here: at 8 forks its percentile interval
+    covers ~92%."""
     x = np.sort(_apply(fn, values))
     n = x.size
     r = median_rank(n, level)
+    cover = median_coverage(n, r)
     value = float(fn(np.median(values)))
-    return Boot(value, float(min(x[r - 1], value)), float(max(x[n - r], value)), n, True, np.empty(0), x)
+    if 1 - cover > SLACK * (1 - level) + 1e-12:
+        return Boot(value, -math.inf, math.inf, n, True, np.empty(0), None, cover, True)
+    return Boot(value, float(min(x[r - 1], value)), float(max(x[n - r], value)), n, True, np.empty(0), x, cover)
+
+
+def median_coverage(n: int, r: int) -> float:
+    """The exact coverage of the median's order-statistic interval [x(r), x(n+1-r)] over n forks."""
+    import scipy.stats  # here, not at import: 0.9 s a process that never resamples
+    return float(1 - 2 * scipy.stats.binom.cdf(r - 1, n, 0.5))
+
+
+def forks_for(level: float) -> int:
+    """The fewest forks whose [min, max] reaches `level` for one group's median (with SLACK): 5 at 95%."""
+    return next(n for n in range(2, 10_000) if 2.0 ** (1 - n) <= SLACK * (1 - level) + 1e-12)
 
 
 def median_rank(n: int, level: float) -> int:

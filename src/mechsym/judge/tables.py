@@ -12,21 +12,50 @@ from .verdicts import DECISIVE, FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, Claim,
 
 # ---------------------------------------------------------------- replication
 
+#: Runs whose estimates differ more than this p-value of Cochran's Q (comparisons.heterogeneity) make a claim unstable.
+HETEROGENEITY_P = 0.05
+
+
 def replicate(main: list[Verdict], per_run: list[list[Verdict]]) -> list[Verdict]:
-    """Each main verdict with how many complete stored runs agree ("holds in 3 of 4") and an unstable mark
-    when decisive runs disagree (one holds, another does not)."""
-    by_key: dict[tuple, list[str]] = {}
+    """Each main verdict with its stored runs judged one by one (added to those it already counts, `per_run`):
+    how many agree with it ("holds in 3 of 4") and an unstable mark when they disagree: two runs' intervals decisive
+    on opposite sides, or Cochran's Q across the runs' estimates rejecting at HETEROGENEITY_P. An unstable claim is
+    never decisive: it is inconclusive, its reason giving each run's estimate."""
+    by_key: dict[tuple, list[Verdict]] = {}
     for run in per_run:
-        for v in run:
-            by_key.setdefault(v.key, []).append(v.outcome)
+        for key, v in {v.key: v for v in reversed(run)}.items():   # a run's first verdict of each key
+            by_key.setdefault(key, []).append(v)
     out = []
     for v in main:
-        outcomes = by_key.get(v.key, [])
-        agree = sum(o == v.outcome for o in outcomes)
-        decisive = {o for o in outcomes if o in DECISIVE}
-        out.append(replace(v, runs_agree=agree if outcomes else None, runs_total=len(outcomes) or None,
-                           unstable=len(decisive) > 1))
+        runs = v.per_run + tuple((r.run_id, r.outcome, r.now, r.now_value, r.low, r.high)
+                                 for r in by_key.get(v.key, []))
+        out.append(_replicated(v, runs) if runs else v)
     return out
+
+
+def one_run(verdicts: list[Verdict]) -> list[Verdict]:
+    """Verdicts that rest on one run: that run is the one judged, and agrees with itself (1 of 1)."""
+    return [replace(v, runs_agree=1, runs_total=1, per_run=((v.run_id, v.outcome, v.now, v.now_value, v.low, v.high),))
+            for v in verdicts]
+
+
+def _replicated(v: Verdict, runs: tuple) -> Verdict:
+    from .comparisons import heterogeneity
+
+    decisive = {o for _, o, *_ in runs if o in DECISIVE}
+    p = heterogeneity([(x, lo, hi) for *_, x, lo, hi in runs]) if len(runs) > 1 and not v.fact else None
+    why = []
+    if len(decisive) > 1:
+        why.append("the runs decide it on opposite sides")
+    if p is not None and p < HETEROGENEITY_P:
+        why.append(f"heterogeneity across runs: Cochran's Q p = {p:.2g}")
+    if not why:
+        return replace(v, runs_agree=sum(o == v.outcome for _, o, *_ in runs), runs_total=len(runs), per_run=runs)
+    each = "; ".join(f"run {r or i + 1}: {o}, {now}" for i, (r, o, now, *_) in enumerate(runs))
+    text = f"unstable: {' and '.join(why)} ({each}); never decisive"
+    return replace(v, outcome=INCONCLUSIVE, why="; ".join(x for x in (text, v.why) if x), unstable=True,
+                   p_value=None, near=False, runs_agree=sum(o == INCONCLUSIVE for _, o, *_ in runs),
+                   runs_total=len(runs), per_run=runs)
 
 
 # ---------------------------------------------------------------- tables

@@ -112,7 +112,8 @@ class Verdict:
     forks: int = 0
     runs_agree: int | None = None               # how many complete stored runs of this machine agree
     runs_total: int | None = None
-    unstable: bool = False                      # decisive runs disagree with each other
+    unstable: bool = False                      # the runs disagree (tables.replicate): never decisive
+    per_run: tuple = ()                         # each run judged alone: (run, outcome, now, value, low, high)
     run_id: str = ""
     p_value: float | None = None                # the decision's p-value against the rule (the multiplicity line)
     near: bool = False                          # decisive, but the deciding end sits at the threshold
@@ -239,6 +240,13 @@ def judge(claim: Claim, est: Estimate | None, *, scope: dict | None = None, prot
         reason = "; ".join(x for x in (
             f"too few forks: {est.forks} fork{'s' if est.forks != 1 else ''}, a judged cell needs at least "
             f"{MIN_FORKS} (the standard preset runs more)", why) if x)
+    elif est.reach:
+        outcome = INCONCLUSIVE
+        need = more_forks(rule, est)
+        reason = "; ".join(x for x in (
+            f"too few forks for this level: {est.forks} forks reach at most {100 * est.reach:.4g}%, the interval is "
+            f"asked at {100 * est.level:.4g}%" + (f"; {est.forks + need} forks would reach it" if need else ""), why)
+            if x)
     elif est.modes and not claim.shape:
         outcome = INCONCLUSIVE
         per_mode = tuple((m.label, _judge_mode(claim, m.est, scope=scope, protocol=protocol, machine=machine,

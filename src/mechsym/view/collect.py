@@ -102,8 +102,20 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
                                     why="; ".join(x for x in (v.why, note if v.protocol == "post" else "",
                                                               _split_note(v, split)) if x))
                 for v in judged]
+        mine = (tables.replicate(mine, _each_run(module, sub, [r for r in ids if r not in base_of], machine))
+                if nested else tables.one_run(mine))
         # what this machine can measure: each claim's requirements against its newest stored calibration
         out += verdicts_mod.mark_primary(requirements.apply(mine, calibration.load(machine) if machine else None))
+    return out
+
+
+def _each_run(module, sub: pd.DataFrame, bases: list[str], machine: str) -> list[list[Verdict]]:
+    """The runs judged together, each judged alone (with its extensions, at 95%): for "runs agreeing" and the
+    unstable mark (tables.replicate). One run's verdicts are the run's own and are not judged again."""
+    out = []
+    for r in bases:
+        one = sub[sub["run_id"].astype(str) == r].reset_index(drop=True)
+        out.append([dataclasses.replace(v, run_id=r, machine=machine or v.machine) for v in module.verdicts(one)])
     return out
 
 
