@@ -169,3 +169,37 @@ def runs_in(where: str, files: dict[str, bytes]) -> dict[tuple[str, str, str], d
         if problem:
             raise MechsymError(f"{where}: run {machine}/{experiment}/{run_id}: {problem}; nothing imported")
     return runs
+
+
+def whose_problem(manifest: dict, runs: dict, here: str, stored: dict[str, str]) -> str | None:
+    """Why a bundle's runs cannot be taken as the machines they are filed under (None when they can). A run's machine
+    is what its own metadata says (machine.machine_id), and must agree with its folder in the archive and with the
+    manifest's machines and run list; a run re-labelled by an alias table may name its older id, as the manifest
+    records. A bundle filed under `here` (this machine's id) would be judged "this machine": runs of this machine
+    are made here, never imported. A run that extends another must bring it or extend a run stored under its own
+    machine; extending a run of another machine (this one's) would pool two machines. `stored`: run id -> machine
+    folder of the runs already in the store."""
+    listed = manifest.get("machines")
+    entries = manifest.get("runs")
+    if not isinstance(listed, list) or not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        return f"corrupt {MANIFEST} (no list of machines and runs)"
+    by_run = {(e.get("machine"), e.get("experiment"), e.get("run_id")) for e in entries}
+    relabelled = manifest.get("relabelled") if isinstance(manifest.get("relabelled"), list) else []
+    older = {(r.get("run_id"), r.get("machine")): r.get("stored_as") for r in relabelled if isinstance(r, dict)}
+    ids = {(m, run_id) for m, _, run_id in runs}
+    for (machine, experiment, run_id), pair in sorted(runs.items()):
+        where = f"run {machine}/{experiment}/{run_id}"
+        meta = json.loads(pair["json"])   # checked by check_run
+        said = meta.get("machine", {}).get("machine_id") if isinstance(meta.get("machine"), dict) else None
+        if said not in (machine, older.get((run_id, machine))):
+            return f"{where}: its metadata names machine {str(said)[:80]!r}, not the folder's {machine}"
+        if machine not in listed or (machine, experiment, run_id) not in by_run:
+            return f"{where}: not listed under machine {machine} in {MANIFEST}"
+        if machine == here and run_id not in stored:
+            return (f"{where}: claims this machine's id {here}; runs of this machine are made here, never "
+                    "imported")
+        base = meta.get("extends")
+        if base is not None and (machine, str(base)) not in ids and stored.get(str(base)) != machine:
+            return (f"{where}: extends run {str(base)[:80]!r}, which is neither in the bundle nor stored under "
+                    f"{machine}")
+    return None

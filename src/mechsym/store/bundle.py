@@ -42,7 +42,7 @@ import pandas as pd
 
 from .. import MechsymError, __version__
 from . import files as fsio, runs as store
-from .archive import FORMAT, MANIFEST, VERSION, check_run, read, refusal, runs_in, sha256
+from .archive import FORMAT, MANIFEST, VERSION, check_run, read, refusal, runs_in, sha256, whose_problem
 from ..machine.identity import git_commit, machine_id
 
 
@@ -193,11 +193,39 @@ def import_bundle(archive: str | os.PathLike, root: Path | None = None) -> str:
     power cut) is cleaned up at the start of the next one (one line); importing the same bundle again completes it."""
     where = f"archive {archive}"
     root = Path(root or store.results_root())
-    clean_interrupted(root)
     manifest, files = read(archive)
     runs = runs_in(where, files)
     if root.exists() and not root.is_dir():
         raise MechsymError(f"results directory {root}: is not a directory; nothing imported")
+    created = _make_root(root)
+    new, same, done = [], [], False
+    try:
+        # which runs are new and placing them is one step, one import at a time: two imports deciding at once
+        # each took the other's half-placed run for their own, and one's rollback deleted the other's runs
+        with fsio.store_lock(root, where, waiting=lambda line: print(f"mechsym: {line}", file=sys.stderr, flush=True)):
+            clean_interrupted(root)
+            stored = {j.stem: j.parent.parent.name for j in root.glob("*/*/*.json") if not j.parent.parent.name.startswith(".")}
+            problem = whose_problem(manifest, runs, machine_id(), stored)
+            if problem:
+                raise MechsymError(f"{where}: {problem}; nothing imported")
+            new, same = _new_and_same(where, root, runs)
+            if new:
+                _install(where, root, new)
+            done = bool(new)
+    finally:
+        if not done:   # nothing stored: the folders made for the lock go again
+            _remove_empty(created)
+    machines = sorted({m for m, _, _, _ in new} | {k[0] for k in runs})
+    text = f"imported {len(new)} runs of {', '.join(machines)}"
+    if new:
+        text += f" ({_per_experiment([{'experiment': e} for _, e, _, _ in new])}) into {root}"
+    if same:
+        text += f"; {len(same)} already stored (identical, skipped)"
+    return text
+
+
+def _new_and_same(where: str, root: Path, runs: dict) -> tuple[list, list]:
+    """The bundle's runs not yet stored (with the machine folder each goes to) and the run ids stored identically."""
     new, same = [], []
     for (machine, experiment, run_id), pair in sorted(runs.items()):
         # a run id is stored once, wherever: under this id, or under an older id the alias table re-labels
@@ -214,15 +242,29 @@ def import_bundle(archive: str | os.PathLike, root: Path | None = None) -> str:
         else:
             raise MechsymError(f"{where}: run id {run_id} is already stored in {folder} with other contents; "
                                "runs are never overwritten (nothing imported)")
-    if new:
-        _install(where, root, new)
-    machines = sorted({m for m, _, _, _ in new} | {k[0] for k in runs})
-    text = f"imported {len(new)} runs of {', '.join(machines)}"
-    if new:
-        text += f" ({_per_experiment([{'experiment': e} for _, e, _, _ in new])}) into {root}"
-    if same:
-        text += f"; {len(same)} already stored (identical, skipped)"
-    return text
+    return new, same
+
+
+def _make_root(root: Path) -> list[Path]:
+    """Make the results root (it holds the import lock); returns the folders made, outermost first."""
+    created: list[Path] = []
+    d = root
+    while not d.exists():
+        created.insert(0, d)
+        d = d.parent
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise MechsymError(f"results directory {root}: cannot be made ({e.strerror or e}); nothing imported") from e
+    return created
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    for folder in reversed(folders):
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
 
 
 def _stored_as(folder: Path, run_id: str, pair: dict[str, bytes]) -> str:
@@ -265,15 +307,10 @@ def _install(where: str, root: Path, new: list[tuple[str, str, str, dict[str, by
     CSV, then its JSON (a run exists once its JSON does), each by a link that cannot overwrite. On any failure,
     what this import placed is removed; a kill leaves the stage, which the next import cleans (clean_interrupted)."""
     created: list[Path] = []
-    d = root
-    while not d.exists():
-        created.insert(0, d)
-        d = d.parent
     need = sum(len(p["csv"]) + len(p["json"]) for _, _, _, p in new)
     stage = root / f"{STAGE}{os.getpid()}-{secrets.token_hex(3)}"
     placed: list[tuple[Path, Path]] = []
     try:
-        root.mkdir(parents=True, exist_ok=True)
         fsio.check_space(root, need + 2**20, f"results directory {root}")
         stage.mkdir()
         staged = []
@@ -312,11 +349,7 @@ def _install(where: str, root: Path, new: list[tuple[str, str, str, dict[str, by
             if _same_file(src, dst):   # only what this import put there
                 dst.unlink(missing_ok=True)
         shutil.rmtree(stage, ignore_errors=True)
-        for folder in reversed(created):
-            try:
-                folder.rmdir()
-            except OSError:
-                pass
+        _remove_empty(created)
         if isinstance(e, OSError):
             raise MechsymError(f"{where}: writing into {root} failed ({e.strerror or e}); the store is as it was "
                                "(nothing imported)") from e

@@ -24,7 +24,7 @@ from .. import MechsymError, data_root
 from ..machine import identity
 from ..machine.identity import MACHINE_ID, check_machine_id  # noqa: F401 (the store checks names with them)
 
-RUN_ID = re.compile(r"^\d{8}T\d{6}Z-[a-z]+-[0-9a-f]{6}$")
+RUN_ID = re.compile(r"^\d{8}T\d{6}Z-[a-z]{1,32}-[0-9a-f]{6}$")  # bounded: a name never too long for a path
 EXPERIMENT = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 ALIASES = "machines.csv"
 ALIAS_COLUMNS = ("directory", "run_id", "machine_id", "cpu_model", "cpu_mhz", "logical_cpus", "memory_bytes",
