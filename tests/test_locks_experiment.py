@@ -248,7 +248,7 @@ def test_collect_with_an_empty_store_lists_every_claim_as_not_run(results_dir):
     assert (claims["outcome"] == overview.NOT_RUN).all()
     assert "No results yet" in overview.status_line(claims)
     overview.plot_counts(claims)
-    overview.plot_ratios(claims)  # says there is nothing to plot, does not fail
+    overview.forest(claims)  # says there is nothing to plot, does not fail
     overview.table(claims).to_html()
     assert "no results yet" in overview.machines_table().iloc[0, 0]
 
@@ -267,7 +267,7 @@ def test_collect_machines_side_by_side(results_dir):
     assert (others["outcome"] == overview.NOT_RUN).all() and set(others["machine"]) == {"machine-a", "machine-b"}
     html = overview.table(claims).to_html()
     assert "machine-a · holds?" in html and "machine-b · holds?" in html
-    assert len(overview.ratios(claims)) and overview.plot_ratios(claims).axes
+    assert len(overview.ratios(claims)) and overview.forest(claims).axes
     assert list(overview.machines_table().columns) == ["machine-a", "machine-b"]
     only_b = overview.collect("machine-b")
     assert set(only_b["machine"]) == {"machine-b"}

@@ -42,6 +42,32 @@ from mechsym.style import plots
 plots.style()
 
 # %% [markdown]
+# ## The answer
+#
+# Every claim's primary verdict (the post's protocol in the post's scope), one line a claim, one column per machine
+# with stored results; then each claim's estimate against its threshold and the post's figure; then the words the
+# verdicts use. Every verdict row, by notebook, is folded further down.
+
+# %%
+claims = overview.collect(MACHINE or "all", PRESET)
+display(Markdown(overview.status_line(claims)))
+
+# %%
+overview.machines_claims(claims)
+
+# %% [markdown]
+# Then and now: per claim, today's estimate and its 95% interval (dot and whisker) divided by the claim's threshold,
+# so that 1 is the threshold on every row (a grey band where the rule is a range); the open diamond is the post's own
+# figure on the same scale. Colour is the verdict. A claim can hold far from the post's figure (it only asked for
+# "at least 2x") or fail close to it.
+
+# %%
+overview.forest(claims);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## This machine
 #
 # The machine this page was rendered on (CPU, cores, sockets, SMT, kernel, and the JDKs the bench found):
@@ -62,40 +88,21 @@ nb.table(overview.machines_table())
 # inconclusive, grey not measurable here, light grey not run yet.
 
 # %%
-claims = overview.collect(MACHINE or "all", PRESET)
-display(Markdown(overview.status_line(claims)))
 overview.plot_counts(claims);
 
 # %% [markdown]
 # ### Every claim, grouped by post
 #
 # *then*: the post's own figure; *now*: this bench's statistic on the machine named, as median [95% interval], forks
-# (a claim checked per JDK, runtime or CPU placement has one row per scope, *where*, and per protocol). The notebook
-# link leads to the tables and plots behind each verdict.
+# (a claim checked per JDK, runtime or CPU placement has one row per scope, *where*, and per protocol). Each line
+# opens to its notebook's verdict rows; the notebook link leads to the tables and plots behind each verdict.
 
 # %%
 overview.table(claims)
 
 # %% [markdown]
-# ### Machines × claims
+# ### Then vs now, in numbers
 #
-# Which claims hold on which machines: one column per stored machine (a fleet gathered by `make fleet`, or bundles
-# imported by hand), each cell the verdict there, and on how many machines the claim holds.
-
-# %%
-overview.machines_claims(claims)
-
-# %% [markdown]
-# ### Then vs now
-#
-# Where a claim has one comparable number in the post and one today (a ratio such as biased over thin locking, or
-# a latency), today's number over the post's, on a log scale: 1 means the post's figure is reproduced, 0.1 a tenth of
-# it. The colour is the verdict; a claim can hold far from 1 (it only asked for "at least 2x") or fail close to it.
-
-# %%
-overview.plot_ratios(claims);
-
-# %% [markdown]
 # The ratios per experiment (within 2x: now / then between 0.5x and 2x); every claim's ratio in the collapsed
 # block below the summary.
 
@@ -103,10 +110,10 @@ overview.plot_ratios(claims);
 nb.collapsed(overview.ratio_table(claims), overview.ratio_summary(claims), label="every claim's ratio")
 
 # %% [markdown]
-# Claims left out of the ratio plot, and why (then and now must be the same quantity to be divided):
+# Claims without a post's figure in the forest plot above, and why (then and now must be the same quantity):
 
 # %%
-nb.table(overview.left_out(claims))
+nb.folded(overview.left_out(claims), "claims without a then-vs-now figure, and why")
 
 # %% [markdown]
 # ## What does JMH say?
@@ -118,7 +125,7 @@ nb.table(overview.left_out(claims))
 # %%
 from mechsym.jmh import ratios as jmh
 
-jmh.overview(MACHINE)
+nb.folded(jmh.overview(MACHINE), "lab/JMH per headline cell")
 
 # %% [markdown]
 # ## What changed since the posts

@@ -42,6 +42,25 @@ NB = "01-lock-implementations"
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results("locks", PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## The original results
 #
 # The first post gives its results as three figures without numbers; what its text states, transcribed into
@@ -73,7 +92,6 @@ exp.plot_reference(ref);
 # (**post protocol**), unless a table says **lab protocol** (the median of the fork's measured runs).
 
 # %%
-df = nb.results("locks", PRESET, MACHINE)
 nb.whose(df, "locks")
 
 # %% [markdown]

@@ -40,6 +40,25 @@ NB = "02-biased-locking"
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results("locks", PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## The original results
 #
 # Both tables of the post, ops/s, transcribed in `data/reference/2011-11-22-biased-locking.csv`:
@@ -58,7 +77,6 @@ exp.plot_reference(ref);
 # protocol**); the medians over forks, in millions of ops/s:
 
 # %%
-df = nb.results("locks", PRESET, MACHINE)
 nb.whose(df, "locks")
 
 # %% [markdown]

@@ -41,6 +41,25 @@ NB = "03-condition-variables"
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results("signalling", PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## CPU placements
 #
 # The CPU placements of the sweep, from the topology of the machine rendering this page. Each thread pins *itself* inside the kernel
@@ -74,7 +93,6 @@ exp.plot_reference_cv(ref);
 # start to their join, one cold run per JVM.
 
 # %%
-df = nb.results("signalling", PRESET, MACHINE)
 nb.whose(df, "signalling")
 
 # %% [markdown]

@@ -41,6 +41,25 @@ NB = "04-sequential-io"
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results("seqio", PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## The original results
 #
 # The post's two tables, every pass, transcribed into `data/reference/2011-12-26-java-sequential-io.csv` (in bytes/s,
@@ -76,7 +95,6 @@ exp.plot_reference(ref);
 # lives in `$MECHSYM_SCRATCH` (default `<repo>/scratch-io/`) and is removed at the end, also on Ctrl-C.
 
 # %%
-df = nb.results("seqio", PRESET, MACHINE)
 nb.table(exp.regimes_table(df))
 
 # %% [markdown]

@@ -47,6 +47,25 @@ plots.style()
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results("spsc", PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## The original results
 #
 # The post's results are sorted-run figures without tables; what its text states, transcribed into
@@ -84,7 +103,6 @@ nb.table(exp.option_sets_table())
 # a new producer thread per iteration) and are named under *What changed since 2013*.
 
 # %%
-df = nb.results("spsc", PRESET, MACHINE)
 nb.whose(df, "spsc")
 
 # %% [markdown]

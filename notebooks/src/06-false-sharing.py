@@ -42,6 +42,25 @@ NB = "06-false-sharing"
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results("falsesharing", PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## The layouts
 #
 # Each counter layout is named by what it does. The first three are the posts' own listings; the others are the
@@ -83,7 +102,6 @@ nb.table(exp.reference_table(reference.load(exp.REFERENCE), reference.load(exp.R
 # with JOL in fresh JVMs. The post's 500 M writes per thread are the `full` preset.
 
 # %%
-df = nb.results("falsesharing", PRESET, MACHINE)
 nb.whose(df, "falsesharing")
 
 # %% [markdown]

@@ -42,6 +42,25 @@ NB = "07-write-combining"
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results(exp.NAME, PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## The original results
 #
 # The listing's output, transcribed into `data/reference/2011-07-15-write-combining.csv`; ns per store divides a
@@ -67,7 +86,6 @@ exp.plot_reference(ref);
 # uses 2^29 per loop for the listing and 2^26 for the sweep (every array is still written four times around).
 
 # %%
-df = nb.results(exp.NAME, PRESET, MACHINE)
 nb.whose(df, exp.NAME)
 
 # %% [markdown]

@@ -43,6 +43,25 @@ NB = "09-atomic-long"
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results("atomiclong", PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## The original results
 #
 # Transcribed into `data/reference/2011-09-11-adventures-with-atomiclong.csv`: every number the text gives, and a row
@@ -64,7 +83,6 @@ nb.table(exp.reference_table(ref))
 # own increment counts (else the fork stores no number). The post's 500 M increments are the `full` preset.
 
 # %%
-df = nb.results("atomiclong", PRESET, MACHINE)
 nb.whose(df, "atomiclong")
 
 # %% [markdown]

@@ -43,6 +43,25 @@ NB = "10-single-writer"
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results("singlewriter", PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## The original results
 #
 # Transcribed into `data/reference/2011-09-22-single-writer-principle.csv`, with ns per increment (ms x 10^6 /
@@ -66,7 +85,6 @@ nb.table(exp.reference_table(ref))
 # extrapolated to the post's 500 M from ns per increment; the `full` preset runs the post's 500 M everywhere.
 
 # %%
-df = nb.results("singlewriter", PRESET, MACHINE)
 nb.whose(df, "singlewriter")
 
 # %% [markdown]

@@ -45,6 +45,25 @@ NB = "11-smart-batching"
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results("batching", PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## The original results
 #
 # The post's table, transcribed into `data/reference/2011-10-19-smart-batching.csv` (with its assumptions: 100 µs
@@ -91,7 +110,6 @@ nb.table(exp.reference_table(ref))
 # *not measurable here*, with the floor in the reason.
 
 # %%
-df = nb.results("batching", PRESET, MACHINE)
 nb.whose(df, "batching")
 
 # %% [markdown]

@@ -41,6 +41,25 @@ NB = exp.NOTEBOOK
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results(exp.NAME, PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## The original results
 #
 # Transcribed into `data/reference/2011-07-19-processor-affinity-part-1.csv`: the post's command lines; its one
@@ -58,7 +77,6 @@ nb.table(exp.reference_table(ref))
 # `taskset -c 4`); unpinned, the scheduler decides.
 
 # %%
-df = nb.results(exp.NAME, PRESET, MACHINE)
 nb.whose(df, exp.NAME)
 
 # %%

@@ -41,6 +41,25 @@ NB = "13-ping-buffet"
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results(exp.NAME, PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## The original results
 #
 # Transcribed into `data/reference/2013-07-01-java-ping-buffet-and-2013-04-07-135m-messages-ipc.csv`. The summary
@@ -122,7 +141,6 @@ nb.table(exp.placements_table())
 # over forks.
 
 # %%
-df = nb.results(exp.NAME, PRESET, MACHINE)
 nb.whose(df, exp.NAME)
 
 # %% [markdown]

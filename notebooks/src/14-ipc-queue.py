@@ -45,6 +45,25 @@ NB = "14-ipc-queue"
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results("ipcqueue", PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## What runs
 #
 # Four variants. The IPC kernel creates the queue file in a scratch directory under `$MECHSYM_SCRATCH`, maps it,
@@ -95,7 +114,6 @@ nb.table(exp.reference_table(ref))
 # ## Measured here
 
 # %%
-df = nb.results("ipcqueue", PRESET, MACHINE)
 nb.whose(df, "ipcqueue")
 
 # %% [markdown]

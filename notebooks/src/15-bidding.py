@@ -55,6 +55,25 @@ NB = "15-bidding"
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results("bidding", PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## The original results
 #
 # The post's plots (throughput against items for fixed clients, jitter, the keeper-capacity test) are images with no
@@ -93,7 +112,6 @@ nb.table(exp.reference_table(ref))
 # young generation of up to 2 GB and these sizes there are few or none to drop on, and no claim is built on them).
 
 # %%
-df = nb.results("bidding", PRESET, MACHINE)
 nb.whose(df, "bidding")
 
 # %% [markdown]

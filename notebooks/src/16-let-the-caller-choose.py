@@ -38,6 +38,25 @@ NB = "16-let-the-caller-choose"
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results("callerchoose", PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## The original results
 #
 # The post has sentences, not numbers (`data/reference/2011-07-16-let-the-caller-choose.csv`):
@@ -68,7 +87,6 @@ nb.table(exp.reference_table(ref))
 # `ArrayList` and `HashSet` only; a reused `LinkedList` would still allocate a node per word each call.
 
 # %%
-df = nb.results("callerchoose", PRESET, MACHINE)
 nb.whose(df, "callerchoose")
 
 # %% [markdown]

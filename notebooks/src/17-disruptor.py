@@ -45,6 +45,25 @@ NB = exp.NOTEBOOK
 nb.table(tables.claims_table(exp.CLAIMS, NB))
 
 # %% [markdown]
+# ## The answer
+#
+# The verdicts on the runs shown, one line a claim (▶ opens the post's words, the reading and every verdict row);
+# each claim's estimate and interval against its threshold and the post's figure; the words the verdicts use. The
+# evidence follows, in the order the post told it.
+
+# %%
+df = nb.results(exp.NAME, PRESET, MACHINE)
+
+# %%
+nb.verdict_matrix(exp, df, NB)
+
+# %%
+nb.forest(exp, df, NB);
+
+# %%
+nb.legend()
+
+# %% [markdown]
 # ## The original results
 #
 # Transcribed into `data/reference/2011-08-27-disruptor-2-0-released.csv`. All of it is prose: no table, no JDK,
@@ -93,7 +112,6 @@ nb.table(exp.placements_table())
 #   machine three producers and a consumer would measure the scheduler more than the sequencer.
 
 # %%
-df = nb.results(exp.NAME, PRESET, MACHINE)
 nb.whose(df, exp.NAME)
 
 # %% [markdown]

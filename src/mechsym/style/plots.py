@@ -141,6 +141,16 @@ def grid(n: int, cols: int | None = None, width: float = 4.8, height: float = 3.
     return fig, flat[:n]
 
 
+def title(ax, text: str, fontsize: float = 10, **kw) -> None:
+    """A panel title wrapped to the panel's width, so neighbouring panels' titles never overprint."""
+    import textwrap
+
+    fig = ax.get_figure()
+    inches = fig.get_figwidth() * ax.get_position().width
+    chars = max(12, int(inches * 72 / (fontsize * 0.6)))   # ~0.6 em per character
+    ax.set_title("\n".join(textwrap.wrap(text, chars)), fontsize=fontsize, **kw)
+
+
 def empty(ax, text: str) -> None:
     """A panel that says why it has nothing to show."""
     ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, fontsize=9, color="#555")
@@ -262,4 +272,62 @@ def modes_strips(cells, width: float = 9.0, row: float = 1.5):
             else "no recorded column separates the modes"
         ax.set_title(f"{c.label}\n{c.metric} ({c.unit}); {sep}", fontsize=8, loc="left")
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig
+
+
+# ---------------------------------------------------------------- forest plots (view.answer, view.overview)
+
+def forest(rows: list[dict], xlabel: str, ends: tuple[str, str], key: list[tuple[str, str]] = (),
+           width: float = 13.0, row: float = 0.24):
+    """One line per row: a dot at x with a whisker lo..hi, an open diamond at ref, a shaded band where given, the
+    reference line at 1; log x axis with ticks and labels at the top and the bottom, the two ends named. rows: dicts
+    of label, x, lo, hi, ref, band ((low, high) or None), color, note (text at the right), missing (text drawn where
+    a row has no x)."""
+    from matplotlib.lines import Line2D
+
+    n = max(1, len(rows))
+    fig, ax = plt.subplots(figsize=(width, row * n + 1.5), layout="constrained")
+    if not rows:
+        empty(ax, "nothing to draw: no claim has an estimate yet (run an experiment, or import results)")
+        return fig
+    vals = [v for r in rows for v in (r.get("x"), r.get("lo"), r.get("hi"), r.get("ref"), *(r.get("band") or ()))
+            if v is not None and np.isfinite(v) and v > 0] + [1.0]
+    lo, hi = min(vals), max(vals)
+    pad = (hi / lo) ** 0.06 if hi > lo else 2.0
+    ax.set_xscale("log")
+    ax.set_xlim(lo / pad, hi * pad)
+    ax.axvline(1.0, color="black", lw=0.9, zorder=1)
+    for i, r in enumerate(rows):
+        if r.get("band"):
+            ax.fill_betweenx([i - 0.42, i + 0.42], *r["band"], color="#bbbbbb", alpha=0.35, lw=0, zorder=0)
+        x, left = r.get("x"), lo / pad
+        if x is not None and np.isfinite(x):
+            low, high = r.get("lo", np.nan), r.get("hi", np.nan)
+            if np.isfinite(high) and (np.isfinite(low) or low == 0):
+                # an interval reaching zero or below has no place on a log axis: drawn to the edge, marked '<'
+                ax.hlines(i, low if low > 0 else left, high, color=r["color"], lw=2.2, zorder=2)
+                if not low > 0:
+                    ax.plot([left], [i], "<", color=r["color"], ms=6, zorder=3, clip_on=False)
+            ax.plot([x], [i], "o", color=r["color"], ms=6, mec="black", mew=0.5, zorder=3)
+        else:
+            ax.text(0.01, i, r.get("missing", ""), transform=ax.get_yaxis_transform(), va="center", ha="left",
+                    fontsize=7.5, color="#666")
+        ref = r.get("ref")
+        if ref is not None and np.isfinite(ref):
+            ax.plot([ref], [i], "D", mfc="none", mec="black", ms=6, mew=1.0, zorder=4)
+    ax.set_yticks(range(len(rows)), [r["label"] for r in rows], fontsize=8)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    notes = ax.secondary_yaxis("right")   # the notes as right-hand tick labels: the layout makes room for them
+    notes.set_yticks(range(len(rows)), [r.get("note", "") for r in rows], fontsize=7.5, color="#333")
+    notes.tick_params(length=0)
+    ax.grid(axis="y", visible=False)
+    ax.tick_params(axis="x", which="both", top=True, labeltop=True)
+    log_ticks(ax.xaxis)
+    ax.set_xlabel(xlabel, fontsize=9)
+    ax.set_title(f"← {ends[0]}", loc="left", fontsize=8, color="#444")
+    ax.set_title(f"{ends[1]} →", loc="right", fontsize=8, color="#444")
+    handles = [Line2D([], [], ls="", marker="o", color=c, mec="black", mew=0.5, label=s) for c, s in key]
+    handles += [Line2D([], [], ls="", marker="D", mfc="none", mec="black", label="the post's figure"),
+                Line2D([], [], color="black", lw=0.9, label="threshold (1)")]
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8)
     return fig

@@ -52,6 +52,27 @@ def _title(stem: str) -> str:
     return stem
 
 
+def stale_runs(claims) -> list[str]:
+    """One line per run behind these verdicts that the checkout's kernels did not make: which run, of which
+    experiment, and why (judge.runs.run_codes), e.g. 'stale: run R (locks) measured with older kernels (commit C);
+    its verdicts stand under a banner and never vote until re-run (make refresh)'."""
+    import pandas as pd
+
+    from ..judge.runs import run_codes
+
+    code = claims["code"].fillna("").astype(str)
+    old = claims[(code != "") & (code != "current")]
+    out = []
+    for name, sub in old.groupby("experiment", sort=False):
+        ids = sorted({r for x in sub["run"].astype(str) for r in x.split(",") if r})
+        for run, state in run_codes(name, pd.DataFrame({"run_id": ids})).items():
+            if state != "current":
+                kind, _, why = state.partition(": ")
+                out.append(f"{kind}: run {run} ({name}) {why}; its verdicts are shown under a banner and never vote "
+                           "until it is re-run (make refresh)")
+    return out
+
+
 def write_index(out_dir, written, machine: str | None = None, preset: str | None = None,
                 failed: dict[str, str] | None = None, with_code: bool = False) -> Path:
     """Write out_dir/index.html linking the HTML pages in `written`; returns its path.
@@ -77,9 +98,8 @@ def write_index(out_dir, written, machine: str | None = None, preset: str | None
         cell = f'<a href="{html.escape(page.name)}">{name}</a>' if page else f"{name}"
         cell += f"<br><small>{html.escape(stem)}</small>"
         if claims is not None and "code" in claims and not stem.startswith("00-"):
-            code = claims.loc[claims["notebook"] == stem, "code"].fillna("").astype(str)
-            if ((code != "") & (code != "current")).any():
-                cell += '<br><span class="error">stale: measured with older kernels</span>'
+            for line in stale_runs(claims[claims["notebook"] == stem]):
+                cell += f'<br><span class="error">{html.escape(line)}</span>'
         if failed and stem in failed:
             cell += f'<br><span class="error">not rendered: {html.escape(failed[stem])}</span>'
         if claims is None:

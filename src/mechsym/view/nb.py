@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 
 from .. import MechsymError, experiments
@@ -79,7 +81,11 @@ def machine_table(df: pd.DataFrame | None = None, experiment: str | None = None)
                      "physical cores": info["physical_cores"], "sockets": info["sockets"], "SMT": _yes_no(info["smt"]),
                      "kernel": info["kernel"],
                      "JDKs": "; ".join(f"{j.feature}: {j.vendor} {j.version}" for j in discover())})
-    return pd.DataFrame(rows).T.rename(columns=lambda i: "" if len(rows) == 1 else i)
+    t = pd.DataFrame(rows)
+    names = t["machine"].astype(str)
+    if names.duplicated().any() and "run" in t:   # two runs of one machine: a column per run
+        names = names + " · run " + t["run"].astype(str)
+    return t.set_index(pd.Index(names, name="")).drop(columns="machine").T   # a column per machine, named by it
 
 
 def _yes_no(v) -> str:
@@ -188,16 +194,61 @@ def pooled_text(name: str, shown: pd.DataFrame, pooled: pd.DataFrame) -> str:
     return ("The verdicts below pool " + "; ".join(lines) + ".") if lines else ""
 
 
+_REPLICATED: dict = {}
+
+
+def _replicated(module, df: pd.DataFrame, notebook: str) -> list:
+    """The notebook's verdicts with how many other stored runs agree (collect.replication): the matrix at the top
+    and the verdict rows below show the same, so it is computed once for the last verdicts judged."""
+    from . import collect as verdict_collect
+
+    shown = judged(module, df, notebook)
+    if _REPLICATED.get("of") is not shown:
+        _REPLICATED.clear()
+        _REPLICATED.update({"of": shown, "verdicts": verdict_collect.replication(module, module.NAME, df, shown)})
+    return _REPLICATED["verdicts"]
+
+
+def verdict_matrix(module, df: pd.DataFrame, notebook: str):
+    """The page's answer, first: its verdicts as a claim x scope colour matrix (answer.matrix), one line a claim,
+    details folded; a banner above it when a run shown is stale."""
+    from IPython.display import HTML
+
+    from . import answer
+
+    warning = stale_banner(df, module.NAME)
+    banner = f"<p><b>⚠ {html.escape(warning)}</b></p>" if warning else ""
+    return HTML(banner + answer.matrix(_replicated(module, df, notebook)))
+
+
+def forest(module, df: pd.DataFrame, notebook: str):
+    """Each claim's primary estimate and interval against its threshold and the post's figure (answer.forest)."""
+    from . import answer
+
+    return answer.forest(answer.forest_rows(judged(module, df, notebook)))
+
+
+def legend():
+    """The vocabulary of the verdicts (primary, sub-row, per mode, planned looks, stand-in, ...)."""
+    from IPython.display import HTML
+
+    from . import answer
+
+    return HTML(answer.legend())
+
+
 def verdict_table(module, df: pd.DataFrame, notebook: str) -> None:
     """A notebook's verdict table: its claims judged on these rows (per machine, per fork, with intervals), each
     with how many complete stored runs of the same machine agree, coloured by outcome, its marks explained in the
     caption; then the modes section (modes_section) of these rows. Both are displayed, in that order."""
-    from . import collect as verdict_collect
-    from ..judge import verdicts
+    from IPython.display import HTML, display
 
-    from IPython.display import display
-
-    styled = tables.styled(verdict_collect.replication(module, module.NAME, df, judged(module, df, notebook)))
+    shown = _replicated(module, df, notebook)
+    styled = tables.styled(shown)
+    if hasattr(styled, "data"):
+        # the claim sentence once per claim (the matrix at the top has it too)
+        data = styled.data
+        data["claim"] = data["claim"].where(data["claim"] != data["claim"].shift(), "")
     pooled = next(iter(_POOLED.values()), "")
     if pooled:
         from IPython.display import Markdown
@@ -206,7 +257,14 @@ def verdict_table(module, df: pd.DataFrame, notebook: str) -> None:
     if warning and hasattr(styled, "set_caption"):
         legend = getattr(styled, "caption", None)
         styled = styled.set_caption(f"⚠ {warning}" + (f". {legend}" if legend else ""))
-    display(styled)
+    if warning:
+        display(HTML(f"<p><b>⚠ {html.escape(warning)}</b></p>"))
+    if hasattr(styled, "to_html"):
+        display(HTML(f"<details><summary>every verdict row ({len(styled.data)} rows: primary, sub-rows, per mode; "
+                     "<i>other runs agreeing</i>: other stored runs of this machine, each judged alone, with the same "
+                     f"outcome)</summary>{styled.to_html()}</details>"))
+    else:
+        display(styled)
     modes_section(df)
 
 
@@ -249,9 +307,21 @@ def collapsed(df: pd.DataFrame, summary: pd.DataFrame | None = None, label: str 
 
     full = df if isinstance(df, pd.DataFrame) else pd.DataFrame(df)
     head = summary if summary is not None else full.head(10)
-    html = table(head).to_html() + (f"<details><summary>{label} ({len(full)} rows)</summary>"
+    page = table(head).to_html() + (f"<details><summary>{label} ({len(full)} rows)</summary>"
                                     f"{table(full).to_html()}</details>")
-    return HTML(html)
+    return HTML(page)
+
+
+def folded(shown, label: str):
+    """A table (DataFrame or Styler) folded away in a <details> block named by `label`; anything else (a sentence
+    that there is nothing to show) is returned as it is."""
+    from IPython.display import HTML
+
+    if isinstance(shown, pd.DataFrame):
+        shown = table(shown)
+    if not hasattr(shown, "to_html") or not hasattr(shown, "data"):
+        return shown
+    return HTML(f"<details><summary>{label} ({len(shown.data)} rows)</summary>{shown.to_html()}</details>")
 
 
 def recap(module, df: pd.DataFrame, notebook: str):

@@ -17,12 +17,9 @@ from .collect import ERROR, NOT_RUN, agreement, bh_line, claims_of, collect, pri
 from ..judge.runs import stored_runs
 from ..judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE
 
-STATUSES = (HOLDS, FAILS, INCONCLUSIVE, UNMEASURABLE, NOT_RUN, ERROR)
-COLOURS = {HOLDS: "#2ca02c", FAILS: "#d62728", INCONCLUSIVE: "#e6b800", UNMEASURABLE: "#9e9e9e",
-           NOT_RUN: "#dddddd", ERROR: "#ff7f0e"}
-CELL_STYLE = {HOLDS: "background-color: #d8f0d8", FAILS: "background-color: #f6d5d5",
-              INCONCLUSIVE: "background-color: #fff2c2", UNMEASURABLE: "background-color: #eeeeee",
-              NOT_RUN: "background-color: #f7f7f7; color: #777", ERROR: "background-color: #ffe3c2"}
+from .answer import BACKGROUNDS, COLOURS, SIGNS, STATUSES, Html  # noqa: F401  (one palette for every page)
+
+CELL_STYLE = {s: f"background-color: {c}" + ("; color: #777" if s == NOT_RUN else "") for s, c in BACKGROUNDS.items()}
 # ---------------------------------------------------------------- tables
 
 def counts(claims: pd.DataFrame, by: str = "notebook") -> pd.DataFrame:
@@ -47,15 +44,29 @@ def link(notebook: str, ext: str = "ipynb") -> str:
 
 
 def table(claims: pd.DataFrame, ext: str = "ipynb"):
-    """Every claim grouped by post, one column pair per machine (outcome and today's figure) when there are several."""
+    """Every claim folded by notebook: one line per notebook (its link, its post, its claims counted by primary
+    verdict), opening to its verdict rows, one column pair per machine (outcome and today's figure) when there are
+    several. A page of some hundred rows reads as a list of notebooks."""
     if claims.empty:
         return pd.DataFrame({"": ["no experiments found"]})
+    machines = list(dict.fromkeys(claims["machine"]))
+    parts = []
+    for book, sub in claims.groupby("notebook", sort=True):
+        prim = primaries(sub) if "primary" in sub else sub
+        n = prim["outcome"].value_counts()
+        counted = ", ".join(f"{SIGNS.get(s, '')} {int(n[s])} {s}" for s in STATUSES if s in n)
+        parts.append(f"<details><summary><b>{link(book, ext)}</b> · {post_title(sub['post'].iloc[0])}: "
+                     f"{len(prim)} claim{'s' if len(prim) != 1 else ''} by primary verdict ({counted}); "
+                     f"{len(sub)} verdict rows</summary>{_claims_rows(sub, machines).to_html()}</details>")
+    return Html("".join(parts))
+
+
+def _claims_rows(claims: pd.DataFrame, machines: list[str]):
+    """One notebook's verdict rows: claim | then | where | protocol | holds? | now | other runs agreeing, the claim
+    named once on its first row."""
     c = claims.copy()
-    c["post"] = c["post"].map(post_title)
-    c["notebook"] = c["notebook"].map(lambda n: link(n, ext))
-    machines = list(dict.fromkeys(c["machine"]))
-    key = ["post", "notebook", "claim", "then"]
-    c["runs"] = c.apply(agreement, axis=1)
+    key = ["claim", "then"]
+    c["runs"] = c.apply(agreement, axis=1).str.replace(" runs", " other runs agree", regex=False)
     if "primary" in c:
         c["scope"] = [("▶ primary: " if p else "") + (s or "") for p, s in zip(c["primary"].fillna(False), c["scope"])]
     if "bh" in c:
@@ -65,10 +76,10 @@ def table(claims: pd.DataFrame, ext: str = "ipynb"):
         c["result"] = c.apply(lambda r: "" if r["outcome"] == NOT_RUN else
                               " · ".join(x for x in (r["now"], r["why"]) if x and x != "n/a"), axis=1)
         status = "holds on this machine?" if machines == [store.machine_id()] else f"holds on {machines[0] if machines else '?'}?"
-        t = c[key + ["scope", "protocol", "outcome", "result", "runs", "how tested"]].rename(
-            columns={"outcome": status, "result": "now", "scope": "where", "runs": "runs agreeing"})
-        if not t["runs agreeing"].astype(bool).any():
-            t = t.drop(columns="runs agreeing")
+        t = c[key + ["scope", "protocol", "outcome", "result", "runs"]].rename(
+            columns={"outcome": status, "result": "now", "scope": "where", "runs": "other runs agreeing"})
+        if not t["other runs agreeing"].astype(bool).any():
+            t = t.drop(columns="other runs agreeing")
         status_cols = [status]
     else:
         c["n"] = c.groupby(key + ["scope", "machine"]).cumcount()
@@ -82,7 +93,7 @@ def table(claims: pd.DataFrame, ext: str = "ipynb"):
         w.columns = [f"{m} · {'holds?' if k == 'outcome' else 'now'}" for m, k in w.columns]
         t = w.fillna("").reset_index().drop(columns="n").rename(columns={"scope": "where"})
         status_cols = [f"{m} · holds?" for m in machines]
-    # group visually: a post, notebook and claim are named once, on their first row
+    # a claim is named once, on its first row
     t = t.reset_index(drop=True)
     orig = t.copy()
     for i, col in enumerate(key):
@@ -242,45 +253,31 @@ def left_out(claims: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["claim", "why no ratio"])
 
 
-def plot_ratios(claims: pd.DataFrame):
-    """Then vs now: today's comparable number over the post's, one row per claim (log scale);
-    colour = outcome, one marker per machine."""
-    r = ratios(claims)
-    labels = list(dict.fromkeys(r["label"]))
-    fig, ax = plt.subplots(figsize=(9, 0.32 * max(4, len(labels)) + 1.3), layout="constrained")
-    if r.empty:
-        ax.text(0.5, 0.5, "no claim has a number both then and now yet\n(run an experiment, or import results)",
-                ha="center", va="center", transform=ax.transAxes)
-        ax.set_axis_off()
-        return fig
-    machines = list(dict.fromkeys(r["machine"]))
-    markers = ["o", "s", "^", "D", "v", "P", "X"]
-    y = {lab: i for i, lab in enumerate(labels)}
-    for k, m in enumerate(machines):
-        sub = r[r["machine"] == m]
-        off = (k - (len(machines) - 1) / 2) * 0.18
-        ax.scatter(sub["now / then"], sub["label"].map(y) + off, c=sub["outcome"].map(COLOURS), s=40,
-                   marker=markers[k % len(markers)], edgecolors="black", linewidths=0.4, zorder=3)
-    ax.axvline(1, color="black", lw=0.8)
-    ax.set_xscale("log")
-    ax.set_yticks(range(len(labels)), labels, fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlabel("now / then (log): 1 = the post's figure reproduced")
-    handles = [plt.Line2D([], [], ls="", marker="o", color=COLOURS[s], label=s) for s in (HOLDS, FAILS, INCONCLUSIVE)]
-    if len(machines) > 1:
-        handles += [plt.Line2D([], [], ls="", marker=markers[k % len(markers)], color="grey", label=m)
-                    for k, m in enumerate(machines)]
-    fig.legend(handles=handles, loc="outside upper center", ncol=min(4, len(handles)), fontsize=8)
-    return fig
+def forest(claims: pd.DataFrame):
+    """Then vs now as a forest plot (answer.forest): per claim and machine, the primary verdict's estimate and 95%
+    interval over the claim's threshold, the post's figure as an open diamond, one log axis labelled at both ends."""
+    from . import answer
+
+    known = {c.id: c for name in experiments.names() for c in claims_of(name)}
+    p = primaries(claims) if "primary" in claims and len(claims) else claims
+    p = p.sort_values("notebook", kind="stable") if len(p) else p   # in notebook order, as the matrix above
+    several = p["machine"].nunique() > 1 if len(p) else False
+    rows = pd.DataFrame([{"label": r["id"] + (f" · {r['machine']}" if several else ""), "claim": known.get(r["id"]),
+                          "outcome": r["outcome"], "now": r["now_value"], "low": r["low"], "high": r["high"],
+                          "then": r["then_value"], "now_text": r["now"]}
+                         for _, r in p.iterrows() if known.get(r["id"]) is not None],
+                        columns=["label", "claim", "outcome", "now", "low", "high", "then", "now_text"])
+    return answer.forest(rows, label_chars=48)
 
 
 def machines_claims(claims: pd.DataFrame):
-    """Machines x claims: which claims hold on which machines, one row per claim (and scope and protocol, where a claim
-    is judged several ways), one column per machine, each cell the outcome there; the last column counts the machines
-    it holds on. Claims come from collect(machine="all"), e.g. after `make fleet` has gathered a fleet's runs."""
+    """Machines x claims, compact: one line per claim (its primary verdict; the scope and protocol where a claim
+    has no primary column), grouped by notebook, one column per machine with the outcome there, and on how many
+    machines it holds. Claims come from collect(machine="all"), e.g. after `make fleet` has gathered a fleet's runs."""
     if claims.empty:
         return pd.DataFrame({"": ["no claims: no experiments found"]})
-    c = claims.copy()
+    c = primaries(claims) if "primary" in claims else claims
+    c = c.sort_values("notebook", kind="stable") if "notebook" in c else c.copy()   # notebooks in their order
     for col in ("notebook", "claim", "scope", "protocol", "machine", "outcome"):
         c[col] = c[col].fillna("") if col in c.columns else ""
     machines = list(dict.fromkeys(m for m in c["machine"] if m))
@@ -296,7 +293,15 @@ def machines_claims(claims: pd.DataFrame):
     t.columns.name = None
     if not t["protocol"].astype(bool).any():
         t = t.drop(columns="protocol")
+    if "primary" in claims:
+        t["where"] = t["where"].where(t["where"] != "", "as the post")
+    t["notebook"] = t["notebook"].where(t["notebook"] != t["notebook"].shift(), "")
     return (t.style.map(lambda v: CELL_STYLE.get(v, ""), subset=machines)
-            .set_properties(**{"text-align": "left", "vertical-align": "top"})
+            .format(lambda v: f"{SIGNS.get(v, '')} {v}", subset=machines)
+            .set_properties(**{"text-align": "left", "vertical-align": "top", "padding": "1px 6px"})
+            .set_properties(subset=["claim"], **{"max-width": "46rem", "white-space": "nowrap", "overflow": "hidden",
+                                                 "text-overflow": "ellipsis"})
+            .set_properties(subset=machines, **{"white-space": "nowrap"})
             .hide(axis="index")
-            .set_table_styles([{"selector": "th", "props": "text-align: left; vertical-align: top"}]))
+            .set_table_styles([{"selector": "th", "props": "text-align: left; vertical-align: top"},
+                               {"selector": "", "props": "font-size: 13px"}]))

@@ -37,7 +37,7 @@ def plot_reference(ref: pd.DataFrame):
                     label=f"{variant} ({sub['column'].iloc[0]})")
         ax.set_yscale("log")
         plots.log_ticks(ax.yaxis)
-        ax.set_title(f"{cpu}, JDK 1.6.0_29 (2011-11-22 post)")
+        plots.title(ax, f"{cpu}, JDK 1.6.0_29 (2011-11-22 post)")
         ax.set_xlabel("threads")
     axes[0].set_ylabel("ops/s (log)")
     _legend(fig, axes)

@@ -109,7 +109,8 @@ def run_info(df: pd.DataFrame) -> pd.DataFrame:
         })
     if not rows:
         return pd.DataFrame()
-    return pd.DataFrame(rows).T.rename(columns=lambda i: "" if len(rows) == 1 else i)
+    t = pd.DataFrame(rows)
+    return t.set_index(pd.Index("run " + t["run"].astype(str), name="")).drop(columns="run").T   # a column per run
 
 
 def regimes_table(df: pd.DataFrame) -> pd.DataFrame:

@@ -37,7 +37,7 @@ def _legend(fig, axes) -> None:
 
 
 def _from_zero(axes, groups: list[list] | None = None) -> None:
-    """Every panel's y axis from 0; the panels of each group (one machine's, say: never two machines') to one top."""
+    """Every panel's y axis from 0; the panels of each group to one top."""
     for group in groups or [[ax] for ax in axes]:
         drawn = [ax for ax in group if ax.lines]
         top = max((ax.get_ylim()[1] for ax in drawn), default=None)
@@ -90,27 +90,39 @@ def plot_sorted_grid(df, jdk=None, variants: list[str] | None = None):
     if not rows:
         plots.empty(axes[0], "no runs")
     _legend(fig, axes)
-    _from_zero(axes, [[axes[i * len(places) + k] for i, row in enumerate(rows) if row[0] == m]
-                      for m, _ in parts for k in range(len(places))])   # one scale per machine and placement
+    # one scale per placement, shared by every machine and option set: machines compare on one axis
+    _from_zero(axes, [[axes[i * len(places) + k] for i in range(len(rows))] for k in range(len(places))])
     return fig
+
+
+RUNS_PER_ROW = 5   # stored runs side by side: panels wrap into rows of this many, each wide enough to read
 
 
 def plot_runs_side_by_side(df, variants=("O1", "I4"), placement: str = "cross-core", options: str = MAIN_OPTIONS):
     """Each stored run (a sweep of fresh JVMs) of the main cell beside the others: does O1's low mode come back?
-    One column per stored run, one row per machine."""
+    The runs of a machine in rows of RUNS_PER_ROW panels (newest last), machine after machine, every panel on one
+    y scale, so runs and machines compare at a glance."""
     parts = [(m, sub, sorted(sub["run_id"].astype(str).unique()) if "run_id" in sub else [""])
              for m, sub in analysis.split(df)]
-    cols = max(len(r) for _, _, r in parts)
-    fig, axes = plots.grid(len(parts) * cols, cols=cols, width=4.2, height=3.2)
-    for r, (machine, sub, runs) in enumerate(parts):
+    cols = min(RUNS_PER_ROW, max(len(r) for _, _, r in parts))
+    rows = [-(-len(r) // cols) for _, _, r in parts]
+    fig, axes = plots.grid(sum(rows) * cols, cols=cols, width=2.9, height=2.5)
+    start, jdks = 0, set()
+    for (machine, sub, runs), n in zip(parts, rows):
+        mine = axes[start:start + n * cols]
         for k, run in enumerate(runs):
             s = run_summaries(analysis.where(sub, run_id=run) if run else sub)
             j = _jdk(s, None)
-            _panel(axes[r * cols + k], s, list(variants), f"{machine + ': ' if len(parts) > 1 else ''}{run}\n"
-                   f"JDK {j}, {PLACEMENT_LABELS[placement]}, {options}", jdk=j, options=options, placement=placement)
-        for ax in axes[r * cols + len(runs):(r + 1) * cols]:
+            jdks.add(j)
+            _panel(mine[k], s, list(variants), f"{machine + chr(10) if len(parts) > 1 else ''}{run}", jdk=j,
+                   options=options, placement=placement)
+        for ax in mine[len(runs):]:
             ax.set_visible(False)
-        axes[r * cols].set_ylabel(YLABEL)
+        for ax in mine[::cols]:
+            ax.set_ylabel(YLABEL, fontsize=8)
+        start += n * cols
+    fig.suptitle(f"JDK {', '.join(sorted(jdks))}, {PLACEMENT_LABELS[placement]}, {options}: one panel per stored "
+                 "run, oldest first", fontsize=9)
     _legend(fig, axes)
-    _from_zero(axes, [axes[r * cols:(r + 1) * cols] for r in range(len(parts))])   # one scale per machine
+    _from_zero(axes, [axes])   # one scale for every run and machine
     return fig
