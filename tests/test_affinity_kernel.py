@@ -128,7 +128,7 @@ def test_both_jvms_die_with_the_scripts_shell_alone():
 
 CHILD = """
 import sys
-from mechsym import interrupts, sweep
+from mechsym.run import interrupts, sweep
 from mechsym.machine.cpus import read_topology
 from mechsym.experiments import affinity as exp
 from mechsym.machine.jdk import discover

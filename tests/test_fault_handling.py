@@ -755,7 +755,7 @@ def small_bundle(tmp_path: Path, runs: int = 3) -> Path:
 
 KILLED_AFTER = """
 import os, signal, sys
-from mechsym import bundle, bundle_format
+from mechsym.store import bundle, archive as bundle_format
 real, n = bundle._place, []
 def place(src, dst):
     real(src, dst)
@@ -872,7 +872,7 @@ def test_a_lone_run_leaves_no_overlap_log_beside_the_bench_lock(tmp_path):
 
 KILLED_BUNDLE = """
 import os, signal, sys
-from mechsym import bundle, bundle_format
+from mechsym.store import bundle, archive as bundle_format
 real = bundle._add
 def add(tar, name, data):
     real(tar, name, data)
