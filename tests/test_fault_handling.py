@@ -26,7 +26,7 @@ import pytest
 from conftest import VENV_BIN, assert_refused, default_sigint, kernel_process, mechsym
 from mechsym import MechsymError
 from mechsym.store import files as fsio, runs as store
-from mechsym.run import interrupts, launch, sweep
+from mechsym.run import cells, interrupts, launch, sweep
 from mechsym.run.launch import KernelError, Launch
 from mechsym.run.sweep import Cell
 
@@ -116,7 +116,7 @@ def test_a_killed_bench_takes_its_kernel_with_it(tmp_path):
     pidfile = tmp_path / "kernel.pid"
     bench = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import sys
-        from mechsym import launch
+        from mechsym.run import launch
         from mechsym.run.launch import Launch
         code = "import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(600)"
         launch.run(Launch([sys.executable, "-c", code], "none"), timeout=900)
@@ -457,7 +457,7 @@ def python_cells(monkeypatch):
 
     def native(binary, params, cpus=None):
         return Launch([sys.executable, "-c", code], "none")
-    monkeypatch.setattr(sweep, "native_command", native)
+    monkeypatch.setattr(cells, "native_command", native)
 
 
 @pytest.mark.kernel
@@ -726,7 +726,7 @@ def test_show_compare_verdicts_and_bundle_agree_on_an_impossible_run(results_dir
 def test_kernel_output_the_store_would_refuse_fails_its_fork_and_stores_nothing(results_dir, monkeypatch, stdout,
                                                                                  text):
     code = f"import sys; sys.stdout.write({stdout!r})"
-    monkeypatch.setattr(sweep, "native_command", lambda binary, params, cpus=None: Launch([sys.executable, "-c", code],
+    monkeypatch.setattr(cells, "native_command", lambda binary, params, cpus=None: Launch([sys.executable, "-c", code],
                                                                                         "none"))
     m = types.SimpleNamespace(NAME="fake", cells=lambda preset, topo, jdks: [Cell("proc", "c:python", forks=1)])
     with pytest.raises(MechsymError) as e:

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from mechsym import MechsymError
-from mechsym.run import launch, sweep
+from mechsym.run import cells, launch, sweep
 from mechsym.store import runs as store
 from mechsym.run.launch import KernelError, Launch
 from mechsym.run.sweep import Cell
@@ -125,7 +125,7 @@ def run_python_cells(monkeypatch, code: str) -> None:
     """'c:python' cells run `code` (their arguments, --where=... last, on its command line)."""
     def native(binary, params, cpus=None):
         return Launch([sys.executable, "-c", code] + [f"--{k}={v}" for k, v in params.items()], "none")
-    monkeypatch.setattr(sweep, "native_command", native)
+    monkeypatch.setattr(cells, "native_command", native)
 
 
 @pytest.mark.kernel

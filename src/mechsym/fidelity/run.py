@@ -38,8 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import MechsymError, repo_root
-from .figures import (BRACKETED, DESIGNS, DIRECTIONS, MAX_SETS, MIN_SETS, NUMBER, PROGRAMS, REDUCE, Figure,  # noqa: F401
-                      Keep, _csv_values, _number)
+from .figures import BRACKETED, DESIGNS, DIRECTIONS, MAX_SETS, MIN_SETS, PROGRAMS, Figure, Keep  # noqa: F401
 from .rows import append, row  # noqa: F401 (the command calls them here)
 
 FIDELITY_ENV = "MECHSYM_FIDELITY_DIR"

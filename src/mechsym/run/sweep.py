@@ -26,7 +26,7 @@ import fcntl
 import os
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -38,7 +38,7 @@ from ..machine.cpus import Topology, read_topology, taskset_available
 from . import calibrate, jmh
 from .interrupts import signals_interrupt
 from ..machine.jdk import Jdk, check_flags, select
-from .launch import KernelError, Launch, check_timeout, java_command, native_command, run
+from .launch import KernelError, check_timeout, run
 from ..machine.identity import machine_info
 from .cells import Cell, Fork
 from .overrides import check_jvm_flags, check_preset, parse_cpus, parse_threads, select_cells
