@@ -97,6 +97,23 @@ def _with_taskset(cmd: list[str], cpus: list[int] | None) -> Launch:
     return Launch(["taskset", "-c", format_cpu_list(ids), *cmd], "taskset", ids)
 
 
+# Options every JVM reads from its environment, on top of its command line. A kernel's options are its command line
+# (recorded with the run); these would change them with no trace, so kernels run without them, and the values the
+# bench found are recorded in the run's metadata ("java_environment"): cleared, not obeyed, and visible either way.
+JAVA_ENV = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS")
+
+
+def java_environment() -> dict:
+    """The JVM option variables set in this process's environment, and what kernels get of them (nothing)."""
+    found = {k: os.environ[k] for k in JAVA_ENV if k in os.environ}
+    return {"found": found, "kernels": "cleared"}
+
+
+def kernel_env(extra: dict | None = None) -> dict:
+    """A kernel's environment: this process's, less the JVM option variables, plus `extra`."""
+    return {**{k: v for k, v in os.environ.items() if k not in JAVA_ENV}, **(extra or {})}
+
+
 def run(launch: Launch, timeout: float = 600.0, env: dict | None = None,
         reply: Callable[[str], str | None] | None = None) -> pd.DataFrame:
     """Run a kernel; return its CSV rows. KernelError (with the kernel's stderr) when it fails.
@@ -115,7 +132,7 @@ def run(launch: Launch, timeout: float = 600.0, env: dict | None = None,
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
                                 stdin=subprocess.PIPE if reply else None,
-                                env={**os.environ, **(env or {})}, start_new_session=True,
+                                env=kernel_env(env), start_new_session=True,
                                 preexec_fn=_die_with_parent())
     except OSError as e:
         raise KernelError(f"cannot start {cmd[0]}: {e}", "crashed", cmd) from e

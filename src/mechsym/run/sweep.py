@@ -38,7 +38,7 @@ from ..machine.cpus import Topology, read_topology, taskset_available
 from . import calibrate, jmh
 from .interrupts import signals_interrupt
 from ..machine.jdk import Jdk, check_flags, select
-from .launch import KernelError, check_timeout, run
+from .launch import KernelError, check_timeout, java_environment, run
 from ..machine.identity import machine_info
 from .cells import Cell, Fork
 from .overrides import check_jvm_flags, check_preset, parse_cpus, parse_threads, select_cells
@@ -169,6 +169,7 @@ def run_metadata(name: str, preset: str, topo: Topology, cells: list[Cell], over
         "taskset": "available" if taskset_available() else "missing: every cell ran unpinned",
         "overrides": {k: v for k, v in (overrides or {}).items() if v not in (None, (), [])},
         "start": store.now_utc(),
+        "java_environment": java_environment(),
         "status": "running",
         "commands": [],
         "failures": [],

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
 
@@ -87,4 +88,25 @@ def meta_problem(meta: dict, j: Path) -> str | None:
         v = meta.get(key)
         if v is not None and (not isinstance(v, kind) or isinstance(v, bool)):
             return f"{key} is {type(v).__name__} {str(v)[:40]!r}, not {_JSON_TYPE[kind]}"
+    return clock_problem(meta)
+
+
+FUTURE_SLACK = timedelta(hours=1)
+
+
+def clock_problem(meta: dict, now: datetime | None = None) -> str | None:
+    """A run made under a wrong clock: a start, end or save time ahead of this clock (a clock set ahead would keep
+    its run "newest" for ever), or a negative length (a run's length comes from a monotonic clock)."""
+    now = now or datetime.now(timezone.utc)
+    for key in ("start", "end", "saved_at"):
+        v = meta.get(key)
+        try:
+            t = datetime.fromisoformat(v.replace("Z", "+00:00")) if isinstance(v, str) else None
+        except ValueError:
+            continue
+        if t is not None and t.tzinfo is not None and t > now + FUTURE_SLACK:
+            return f"{key} {v[:40]} is in the future (this clock says {now:%Y-%m-%dT%H:%M:%SZ}): a clock set ahead"
+    seconds = meta.get("seconds")
+    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and not (0 <= seconds < 10**8):
+        return f"seconds {seconds!r}: a run's length is a finite number of seconds, at least 0"
     return None

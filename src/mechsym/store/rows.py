@@ -46,23 +46,28 @@ BIG = 2.0 ** 63    # a count or a size beyond a signed 64-bit number is not one 
 
 @dataclass(frozen=True)
 class Range:
-    """What a unit allows: lo < value (lo <= value when lo_open is False) and value <= hi; whole: an integer."""
+    """What a unit allows: lo < value (lo <= value when lo_open is False) and value <= hi; whole: an integer; floor:
+    the smallest magnitude a value other than 0 can physically have (1e-300 ns is no duration a CPU can time, and
+    a ratio of two such numbers "holds" at 1e299x)."""
     what: str
     lo: float
     lo_open: bool
     hi: float
     whole: bool = False
+    floor: float = 0.0
 
 
 RATE = 1e12  # per second: a thousand events a nanosecond is beyond any CPU this lab runs on
+SLOW = 1e-6  # per second: a fork lasts at most a day, so it cannot see a rate below one event in it (1.2e-5/s)
+FEMTO = 1e-6  # ns: a thousand times below one cycle of any CPU; a duration (per operation) below it is no timing
 UNITS: dict[str, Range] = {
-    "ops/s": Range("a rate", 0, True, RATE),
-    "msg/s": Range("a rate", 0, True, RATE),
-    "bids/s": Range("a rate", 0, True, RATE),
-    "MB/s": Range("a rate", 0, True, 1e7),
-    "ns": Range("a duration", 0, True, DAY_NS),
-    "ns/op": Range("a duration per operation", 0, True, DAY_NS),
-    "ms": Range("a time", 0, False, DAY_NS / 1e6),   # time in GC may be zero
+    "ops/s": Range("a rate", 0, True, RATE, floor=SLOW),
+    "msg/s": Range("a rate", 0, True, RATE, floor=SLOW),
+    "bids/s": Range("a rate", 0, True, RATE, floor=SLOW),
+    "MB/s": Range("a rate", 0, True, 1e7, floor=SLOW * 1e-6),
+    "ns": Range("a duration", 0, True, DAY_NS, floor=FEMTO),
+    "ns/op": Range("a duration per operation", 0, True, DAY_NS, floor=FEMTO),
+    "ms": Range("a time", 0, False, DAY_NS / 1e6, floor=FEMTO / 1e6),   # time in GC may be zero
     "count": Range("a count", 0, False, BIG, whole=True),
     "messages": Range("a count", 0, False, BIG, whole=True),
     "pings": Range("a count", 0, False, BIG, whole=True),
@@ -125,9 +130,10 @@ def _values_hit(metric: pd.Series, unit: pd.Series, raw: pd.Series, value: pd.Se
     lo_open = lo_open & ~metric.str.contains(LATE).to_numpy(dtype=bool)   # a lateness may be zero
     whole = unit.isin([u for u, r in UNITS.items() if r.whole]).to_numpy()
     whole = whole & ~metric.map(_per).to_numpy(dtype=bool)
+    floor = unit.map({u: r.floor for u, r in UNITS.items()}).fillna(0.0).to_numpy(dtype=float)
     finite = np.isfinite(v)
     with np.errstate(invalid="ignore"):
-        low = np.where(lo_open, v <= lo, v < lo)
+        low = np.where(lo_open, v <= lo, v < lo) | ((v != 0) & (np.abs(v) < floor))
         high = v > hi
         frac = whole & finite & (np.floor(v) != v)
     hit = _first([
@@ -154,6 +160,7 @@ def _values_hit(metric: pd.Series, unit: pd.Series, raw: pd.Series, value: pd.Se
         return i, f"value {_fmt(r)} of {m} is not a finite number"
     rule = UNITS[u]
     low = f"> {rule.lo:g}" if rule.lo_open else f">= {rule.lo:g}"
+    low += f" (and at least {rule.floor:g} when not 0)" if rule.floor else ""
     return i, f"value {r} of {m} ({u}) is impossible: {rule.what} is {low} and <= {rule.hi:.3g}" + \
         (", a whole number" if rule.whole and not _per(m) else "")
 

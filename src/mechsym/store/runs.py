@@ -138,9 +138,30 @@ def warn(message: str) -> None:
         print(f"mechsym: warning: {message}", file=sys.stderr)
 
 
+MAX_META_BYTES = 4 * 2**20   # a sidecar is a few KiB; a larger file is not one this bench wrote
+MAX_META_DEPTH = 16          # the deepest sidecar this bench writes nests 5 levels
+
+
+def depth(value, limit: int = MAX_META_DEPTH) -> int:
+    """How deep a parsed JSON value nests (lists and objects), counted up to limit + 1, without recursion."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        v, d = todo.pop()
+        if isinstance(v, (dict, list)):
+            deepest = max(deepest, d)
+            if deepest > limit:
+                return deepest
+            todo += [(x, d + 1) for x in (v.values() if isinstance(v, dict) else v)]
+    return deepest
+
+
 def read_meta(j: Path) -> dict:
-    """A stored run's metadata (its JSON sidecar), or a one-line MechsymError naming the file."""
+    """A stored run's metadata (its JSON sidecar), or a one-line MechsymError naming the file: bounded in size and
+    nesting before any reader walks it, a JSON object with the types every reader relies on."""
     try:
+        if j.stat().st_size > MAX_META_BYTES:
+            raise MechsymError(f"corrupt metadata file {j}: {j.stat().st_size} bytes, more than a run's metadata "
+                               f"({MAX_META_BYTES // 2**20} MiB at most)")
         meta = json.loads(j.read_text())
     except RecursionError as e:
         raise MechsymError(f"corrupt metadata file {j}: nested too deeply to be a run's metadata") from e
@@ -148,6 +169,8 @@ def read_meta(j: Path) -> dict:
         raise MechsymError(f"corrupt metadata file {j}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from e
     if not isinstance(meta, dict) or not isinstance(meta.get("run_id"), str):
         raise MechsymError(f"corrupt metadata file {j}: not a run's metadata (a JSON object with a run_id)")
+    if depth(meta) > MAX_META_DEPTH:
+        raise MechsymError(f"corrupt metadata file {j}: nested deeper than a run's metadata ({MAX_META_DEPTH} levels)")
     problem = runcheck.meta_problem(meta, j)
     if problem:
         raise MechsymError(f"corrupt metadata file {j}: not a run's metadata ({problem})")

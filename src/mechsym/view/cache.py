@@ -7,7 +7,12 @@ rows are kept outside the committed store (build/cache/verdicts/, or $MECHSYM_CA
 runs (each sidecar's csv_sha256, and the CSV's size and mtime, so an edited file is judged again), the code's
 fingerprint (code_fingerprint: a change to a claim, a rule or the statistics recomputes), the checkout's kernel
 fingerprint (which decides current vs stale) and the arguments. verdict_collect.collect never hands it rows that
-name an error."""
+name an error.
+
+A cache file is never trusted: one that cannot be unpickled (a cut or corrupt file, a kill at its rename) or does
+not hold a non-empty list of verdict rows (dicts naming a claim and a string outcome) is judged again and
+rewritten, never a traceback and never rows of the wrong shape; a sidecar of the wrong shape makes its run's part
+of the key unknown, not the key."""
 
 from __future__ import annotations
 
@@ -17,8 +22,9 @@ import os
 import pickle
 from pathlib import Path
 
+from .. import MechsymError
 from ..judge import stats
-from ..store import runs as store
+from ..store import files as fsio, runs as store
 
 CACHE_ENV = "MECHSYM_CACHE"
 def cache_dir() -> Path:
@@ -58,7 +64,10 @@ def cache_key(name: str, machine: str | None, preset: str | None, replicate: boo
         for m, d, e, j in store.index():
             if e != name:
                 continue
-            meta = json.loads(j.read_text())
+            try:
+                meta = store.read_meta(j)
+            except MechsymError:
+                meta = {}   # the reader skips that run with one line; its bytes' size and time still key it
             csv = j.with_suffix(".csv")
             st = csv.stat() if csv.exists() else None
             runs.append([m, d, j.name, meta.get("csv_sha256"), meta.get("status"), meta.get("rows"),
@@ -69,7 +78,7 @@ def cache_key(name: str, machine: str | None, preset: str | None, replicate: boo
                  "code": code_fingerprint(name), "kernels": provenance.checkout_fingerprint(name),
                  "jmh": _jmh_runs(name),
                  "judge": [getattr(getattr(module, "verdicts", None), a, None) for a in ("__module__", "__qualname__")]}
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -92,9 +101,21 @@ def cache_read(slot: str, key: str | None) -> list[dict] | None:
     try:
         with open(_cache_path(slot, key), "rb") as f:
             kept = pickle.load(f)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+    except Exception:   # a corrupt pickle can raise nearly anything (ValueError, KeyError, TypeError, ...)
         return None
-    return kept["rows"] if isinstance(kept, dict) and kept.get("key") == key else None
+    if not isinstance(kept, dict) or kept.get("key") != key:
+        return None
+    rows = kept.get("rows")
+    return rows if rows_ok(rows) else None
+
+
+ROW_KEYS = ("id", "outcome")
+
+
+def rows_ok(rows) -> bool:
+    """Whether a cache holds what collect writes: a non-empty list of dicts, each naming its claim and outcome."""
+    return (isinstance(rows, list) and bool(rows)
+            and all(isinstance(r, dict) and all(isinstance(r.get(k), str) for k in ROW_KEYS) for r in rows))
 
 
 def cache_write(slot: str, key: str | None, rows: list[dict]) -> None:
@@ -106,10 +127,7 @@ def cache_write(slot: str, key: str | None, rows: list[dict]) -> None:
     path = _cache_path(slot, key)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        with open(tmp, "wb") as f:
-            pickle.dump({"key": key, "rows": rows}, f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
+        fsio.atomic_write(path, pickle.dumps({"key": key, "rows": rows}, protocol=pickle.HIGHEST_PROTOCOL))
         for old in path.parent.glob(f"{slot}.*.pickle"):
             if old != path:
                 old.unlink(missing_ok=True)

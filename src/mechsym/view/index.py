@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import __version__, repo_root
-from ..store import runs as store
+from ..store import files as fsio, runs as store
 from ..machine.identity import git_commit
 
 STYLE = """
@@ -153,5 +153,5 @@ Every page is self-contained: figures are embedded, nothing is fetched from the 
 </html>
 """
     path = out_dir / "index.html"
-    path.write_text(page)
+    fsio.replace_whole(path, page, "page")
     return path

@@ -10,18 +10,27 @@ progress bar shows how it ended, as one line. A hidden first cell sets
 pandas' display options for every table (no cell cut with "…", no scientific
 notation). The kernel's own log (its TCP warning, the KeyboardInterrupt that
 papermill's shutdown interrupt makes it print) is kept out of the build's
-output; a failing cell is still reported, by papermill, with its error."""
+output; a failing cell is still reported, by papermill, with its error.
+
+A build leaves nothing behind: its executed copies and the kernels' Jupyter connection files (each holds the
+kernel's HMAC key) live in one scratch folder named with the build's process id, removed when the build ends, by
+an exception too, and by the next build when a kill -9 left it. A page is written whole or not at all (a
+temporary file renamed into place): on a full disk or a read-only folder the old good page stays and the build
+says so in one line."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from .. import MechsymError, repo_root
+from ..store import files as fsio
 
 
 def notebooks(root: Path | None = None) -> list[Path]:
@@ -177,7 +186,47 @@ def to_html(executed: Path, html: Path, with_code: bool = False) -> None:
                             exclude_output_prompt=not with_code)
     body, _ = exporter.from_notebook_node(nb)
     body = _align(NOTEBOOK_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', body))
-    html.write_text(body)
+    fsio.replace_whole(html, body, "page")
+
+
+SCRATCH = "mechsym-reports-"   # <tmp>/mechsym-reports-<pid>-xxxx: one build's executed copies and connection files
+
+
+@contextlib.contextmanager
+def scratch():
+    """A scratch folder for one build, with Jupyter's runtime folder (the kernels' connection files) inside it;
+    removed, and JUPYTER_RUNTIME_DIR restored, however the build ends."""
+    tmp = Path(tempfile.mkdtemp(prefix=f"{SCRATCH}{os.getpid()}-"))
+    runtime = tmp / "runtime"
+    runtime.mkdir(mode=0o700)
+    old = os.environ.get("JUPYTER_RUNTIME_DIR")
+    os.environ["JUPYTER_RUNTIME_DIR"] = str(runtime)
+    try:
+        yield tmp
+    finally:
+        if old is None:
+            os.environ.pop("JUPYTER_RUNTIME_DIR", None)
+        else:
+            os.environ["JUPYTER_RUNTIME_DIR"] = old
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def clean_stale_scratch(base: Path | None = None) -> list[Path]:
+    """Scratch folders of builds whose process is gone (a kill -9): removed, with their connection files."""
+    removed = []
+    for d in Path(base or tempfile.gettempdir()).glob(f"{SCRATCH}*"):
+        try:
+            pid = int(d.name[len(SCRATCH):].split("-")[0])
+            os.kill(pid, 0)
+            continue   # that build is still going
+        except ProcessLookupError:
+            pass
+        except (ValueError, PermissionError, OverflowError, OSError):
+            continue
+        if d.is_dir() and not d.is_symlink():
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(d)
+    return removed
 
 
 def rel(path: Path) -> str:
@@ -208,7 +257,8 @@ def build(preset: str = "stored", output: str | None = None, machine: str | None
     written, failed = [], {}
     todo = [nb for nb in notebooks() if not only or nb.stem in only]
     todo.sort(key=lambda p: (p.stem.startswith("00-"), p.stem))
-    with tempfile.TemporaryDirectory() as tmp:
+    clean_stale_scratch()
+    with scratch() as tmp:
         for n, nb in enumerate(todo, 1):
             executed = Path(tmp) / nb.name
             # said as it starts: a notebook that re-runs its sweep, or the overview, takes a minute or more
