@@ -313,6 +313,9 @@ def test_every_experiment_declares_its_claims():
     from mechsym import experiments
 
     for m in experiments.all_modules():
+        if m.POST_FILE is None:   # the calibration: this machine's floors, no post and so no claim
+            assert m.NAME == "calibration" and not m.CLAIMS, m.NAME
+            continue
         assert m.CLAIMS and callable(m.verdicts), m.NAME
         for c in m.CLAIMS:
             assert c.notebook in m.NOTEBOOKS, (m.NAME, c.id, c.notebook)

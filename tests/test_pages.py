@@ -40,7 +40,7 @@ def test_the_matrix_has_one_line_per_claim_with_its_sentence_once_and_its_sub_ro
     assert html.count("A is at least twice B.") == 1 and html.count("C costs 5-20% more than D.") == 1
     # sub-rows named by what differs from the primary: the lab protocol, JDK 25
     assert "lab protocol" in html and "JDK 25" in html
-    assert "0 of 1 other run agrees" in html                 # what the count counts, said in words
+    assert "0 of 1 runs agree" in html                       # what the count counts, said in words
     assert len(re.findall(r"<tr>", html.split("<tbody>")[1])) == 2
 
 
@@ -72,7 +72,7 @@ def test_the_forest_draws_every_primary_on_its_threshold_scale():
 
 def test_the_legend_explains_the_vocabulary():
     text = answer.legend()
-    for word in ("primary", "sub-row", "per mode", "planned looks", "stand-in", "other runs agreeing"):
+    for word in ("primary", "sub-row", "per mode", "planned looks", "stand-in", "runs agreeing"):
         assert f'<td class="v">{word}</td>' in text, word
 
 

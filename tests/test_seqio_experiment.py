@@ -199,8 +199,9 @@ def test_threads_override_is_refused(scratch, results_dir):
 def test_dry_run_names_every_cell_and_runs_nothing(scratch, results_dir):
     r = mechsym("run", "seqio", "--preset", "smoke", "--dry-run")
     assert r.returncode == 0, r.stderr
-    assert "mechsym.io.SequentialIo --protocol=lab --method=mapped" in r.stdout
-    assert "--protocol=post --method=all" in r.stdout and "dd (run by the experiment)" in r.stdout
+    out = r.stdout.replace(" \\\n  ", " ")   # a command continued on the next line (` \` then an indent) is one line
+    assert "mechsym.io.SequentialIo --protocol=lab --method=mapped" in out
+    assert "--protocol=post --method=all" in out and "dd (run by the experiment)" in out
     assert not scratch.exists() and not any(results_dir.iterdir())
 
 

@@ -30,7 +30,7 @@ def command(args) -> int:
     out = wrap_lines(f"calibration [{args.preset}] of {cal.machine}: {cal.source}"
                      + (f", stored in {rel_path(str(meta['json'])[:-5] + '.csv')}" if meta.get("json") else ""), width)
     out += text_table([[q, *r] for q, r in zip(table.index, table.values.tolist())],
-                      ["quantity", *table.columns], wrap=(0, 3), roomy=(3,), width=width)
+                      ["quantity", *table.columns], wrap=(0, 1, 3), roomy=(0, 3), width=width)
     if cal.notes:
         out += wrap_lines("notes: " + "; ".join(cal.notes), width)
     print("\n".join(out))

@@ -5,6 +5,8 @@ read rows), and an experiment's TITLE, NOTEBOOKS and PRESETS come from its meta.
 
 from __future__ import annotations
 
+import os
+
 import sys
 
 from .. import MechsymError
@@ -61,7 +63,8 @@ def command() -> int:
     here = machine.machine_id()
     out.append(f"machine  {layout.machine_label(here)}")
     root = store.results_root()
-    out.append(f"results  {rel_path(root)}" + ("  (MECHSYM_RESULTS)" if "MECHSYM_RESULTS" in __import__("os").environ else ""))
+    out += wrap_lines(f"{rel_path(root)}" + (" (MECHSYM_RESULTS)" if "MECHSYM_RESULTS" in os.environ else ""),
+                      width, indent=" " * 9, first="results  ")
     out.append("")
     jdks, problems = jdk.installed()
     out += wrap_lines("JDKs found (MECHSYM_JDKS, JAVA_HOME, PATH, /usr/lib/jvm; a sweep uses the first of each version)",

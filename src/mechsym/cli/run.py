@@ -22,9 +22,10 @@ def command(args) -> int:
         return _until_decided(args, module)
     if args.preset is None:   # a check, in seconds; a measurement is asked for by name
         args.preset = "smoke"
-        print("\n".join(wrap_lines(f"preset smoke (the default: seconds, a check that everything runs); the "
-                                    f"stored results are `mechsym run {module.NAME} --preset standard`",
-                                    columns())), file=sys.stderr)
+        # the command on a line of its own, never wrapped, so it can be copied
+        print("\n".join(wrap_lines("preset smoke (the default: seconds, a check that everything runs); the stored "
+                                    "results are", columns()) + [f"  mechsym run {module.NAME} --preset standard"]),
+              file=sys.stderr)
     sweep.check_preset(args.preset)
     for opt, given in (("--budget", args.budget), ("--max-forks", args.max_forks)):
         if given is not None:

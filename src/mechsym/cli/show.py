@@ -116,8 +116,9 @@ def compare(args) -> int:
         raise MechsymError(f"run {b['run_id']} is a run of {b.get('experiment')}, run {a['run_id']} of {experiment}: "
                            "compare two runs of one experiment")
     width = columns()
-    print(f"{experiment}: A = {run_line(a)}")
-    print(f"{' ' * len(experiment)}  B = {run_line(b)}")
+    pad = " " * (len(experiment) + 6)
+    print("\n".join(wrap_lines(run_line(a), width, pad, f"{experiment}: A = ")))
+    print("\n".join(wrap_lines(run_line(b), width, pad, f"{' ' * len(experiment)}  B = ")))
     for tag, m in (("A", a), ("B", b)):
         print("\n".join(wrap_lines(f"{tag}: {layout.machine_label(m['_machine'])}", width, "   ")))
     da, db = rows_of(a), rows_of(b)

@@ -84,6 +84,8 @@ def with_modes(est: Estimate | None, groups, rebuild: Callable[[list], Estimate 
         whose = f"group {i + 1}'s " if len(arrays) > 1 else ""
         sides.append([(i, f"{whose}{side} mode: {round(100 * share)}% of forks near {si(value)}", share, value, mask)
                       for side, share, value, mask in zip(("low", "high"), m.shares, m.values, (g < cut, g > cut))])
+    if not sides:   # modes seen within a run (estimates._modes) that the pooled forks do not split: no cut to make
+        return est
     per = []
     for combo in itertools.product(*sides):
         cut_groups = list(arrays)

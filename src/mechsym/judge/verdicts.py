@@ -85,6 +85,10 @@ class Claim:
     requires: tuple = ()
     floor: tuple = ()
 
+    def __hash__(self) -> int:
+        # a claim is its id: `primary` is a dict, so the generated hash over every field would fail
+        return hash(self.id)
+
     def then_value(self) -> float | None:
         """The claim's statistic computed from the post's own numbers (data/reference), or None."""
         if self.from_post is None or not self.reference:

@@ -58,11 +58,11 @@ def chip(text: str, status: str, title: str = "") -> str:
 
 
 def agreeing(v: Verdict) -> str:
-    """'2 of 3 other runs agree': how many OTHER complete stored runs of the machine, each judged alone, give this
-    verdict's outcome ('' when no other run is stored)."""
+    """'2 of 3 runs agree': how many of the runs judged (the shown run included; judge/tables.replicate), each
+    judged alone, give this verdict's outcome; 'one run' when it rests on one, '' when not counted."""
     if not v.runs_total:
         return ""
-    text = f"{v.runs_agree} of {v.runs_total} other run{'s agree' if v.runs_total != 1 else ' agrees'}"
+    text = "one run" if v.runs_total == 1 else f"{v.runs_agree} of {v.runs_total} runs agree"
     return text + " (unstable)" if v.unstable else text
 
 
@@ -87,9 +87,7 @@ def _details(claim, vs: list[Verdict]) -> str:
     rule = f"{claim.statistic} {claim.rule.text(claim.unit)}" if claim.rule else ""
     if claim.rule and claim.rule.reading:
         rule += f" ({claim.rule.reading})"
-    rows = tables.display(vs).rename(columns={"runs agreeing": "other runs agreeing"})
-    if "other runs agreeing" in rows:
-        rows["other runs agreeing"] = rows["other runs agreeing"].str.replace(" runs", "", regex=False)
+    rows = tables.display(vs)
     rows = rows.drop(columns=[c for c in ("claim", "then") if c in rows])
     return ("".join(f"<div><b>{k}</b> {html.escape(str(t))}</div>" for k, t in
                     (("the post says:", claim.quote), ("read as:", rule), ("the post's figure:", claim.then),
@@ -208,9 +206,10 @@ VOCABULARY = (
                       "budget is split over them, so such a verdict is judged at a level above 95% (wider interval)"),
     ("stand-in", "a scope that stands in for the post's where this machine lacks it (one logical CPU for its "
                  "'same core'): always a sub-row, never primary, and no then-vs-now figure is drawn from it"),
-    ("other runs agreeing", "how many other complete stored runs of this machine, each judged alone, give the same "
-                            "outcome: '0 of 1' means the one other run gives another outcome (often inconclusive, "
-                            "with fewer forks); runs that decide both ways mark the claim unstable"),
+    ("runs agreeing", "of the complete stored runs of these kernels on this machine (the shown run included), how "
+                      "many, each judged alone, give the same outcome: '1 of 2' means the other run gives another "
+                      "outcome (often inconclusive, with fewer forks); runs that decide both ways, or whose estimates "
+                      "differ beyond their intervals, mark the claim unstable"),
     (tables.NEAR_MARK, "decisive, but the interval's deciding end sits at the threshold: another resampling seed may "
                        "not decide it"),
 )

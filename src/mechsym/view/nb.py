@@ -261,7 +261,7 @@ def verdict_table(module, df: pd.DataFrame, notebook: str) -> None:
         display(HTML(f"<p><b>⚠ {html.escape(warning)}</b></p>"))
     if hasattr(styled, "to_html"):
         display(HTML(f"<details><summary>every verdict row ({len(styled.data)} rows: primary, sub-rows, per mode; "
-                     "<i>other runs agreeing</i>: other stored runs of this machine, each judged alone, with the same "
+                     "<i>runs agreeing</i>: stored runs of these kernels on this machine, each judged alone, with the same "
                      f"outcome)</summary>{styled.to_html()}</details>"))
     else:
         display(styled)

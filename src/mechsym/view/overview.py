@@ -62,11 +62,11 @@ def table(claims: pd.DataFrame, ext: str = "ipynb"):
 
 
 def _claims_rows(claims: pd.DataFrame, machines: list[str]):
-    """One notebook's verdict rows: claim | then | where | protocol | holds? | now | other runs agreeing, the claim
+    """One notebook's verdict rows: claim | then | where | protocol | holds? | now | runs agreeing, the claim
     named once on its first row."""
     c = claims.copy()
     key = ["claim", "then"]
-    c["runs"] = c.apply(agreement, axis=1).str.replace(" runs", " other runs agree", regex=False)
+    c["runs"] = c.apply(agreement, axis=1).str.replace(" runs", " runs agree", regex=False)
     if "primary" in c:
         c["scope"] = [("▶ primary: " if p else "") + (s or "") for p, s in zip(c["primary"].fillna(False), c["scope"])]
     if "bh" in c:
@@ -77,9 +77,9 @@ def _claims_rows(claims: pd.DataFrame, machines: list[str]):
                               " · ".join(x for x in (r["now"], r["why"]) if x and x != "n/a"), axis=1)
         status = "holds on this machine?" if machines == [store.machine_id()] else f"holds on {machines[0] if machines else '?'}?"
         t = c[key + ["scope", "protocol", "outcome", "result", "runs"]].rename(
-            columns={"outcome": status, "result": "now", "scope": "where", "runs": "other runs agreeing"})
-        if not t["other runs agreeing"].astype(bool).any():
-            t = t.drop(columns="other runs agreeing")
+            columns={"outcome": status, "result": "now", "scope": "where", "runs": "runs agreeing"})
+        if not t["runs agreeing"].astype(bool).any():
+            t = t.drop(columns="runs agreeing")
         status_cols = [status]
     else:
         c["n"] = c.groupby(key + ["scope", "machine"]).cumcount()
