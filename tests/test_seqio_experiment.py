@@ -3,6 +3,7 @@ data, and its verdicts on synthetic forks (each outcome, both kernel protocols, 
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -199,7 +200,7 @@ def test_threads_override_is_refused(scratch, results_dir):
 def test_dry_run_names_every_cell_and_runs_nothing(scratch, results_dir):
     r = mechsym("run", "seqio", "--preset", "smoke", "--dry-run")
     assert r.returncode == 0, r.stderr
-    out = r.stdout.replace(" \\\n  ", " ")   # a command continued on the next line (` \` then an indent) is one line
+    out = re.sub(r" \\\n\s+", " ", r.stdout)   # a command continued on the next line (` \` then an indent) is one line
     assert "mechsym.io.SequentialIo --protocol=lab --method=mapped" in out
     assert "--protocol=post --method=all" in out and "dd (run by the experiment)" in out
     assert not scratch.exists() and not any(results_dir.iterdir())

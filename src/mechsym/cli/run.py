@@ -105,6 +105,9 @@ def dry_run_lines(cells, width: int) -> list[str]:
         if c.unavailable:
             commands.append((c.variant, None, c.unavailable))
             continue
+        if c.runner:   # run by the experiment's own code, not a shell line: said as a comment, never pasted
+            commands.append((c.variant, c.command_line(), None))
+            continue
         argv = [shlex.quote(a) for a in shlex.split(c.command_line())]
         for i in range(len(argv) - 1):
             if argv[i] in ("-cp", "-classpath", "--class-path"):
@@ -118,6 +121,8 @@ def dry_run_lines(cells, width: int) -> list[str]:
     for variant, argv, skip in commands:
         if argv is None:
             out += wrap_lines(f"{variant}: SKIP {skip}", width, "    ")
+        elif isinstance(argv, str):
+            out += [variant] + wrap_lines(argv, width, "  #     ", "  # ")
         else:
             out += [variant] + _shell_wrap(argv, width)
     return out

@@ -62,7 +62,7 @@ def agreeing(v: Verdict) -> str:
     judged alone, give this verdict's outcome; 'one run' when it rests on one, '' when not counted."""
     if not v.runs_total:
         return ""
-    text = "one run" if v.runs_total == 1 else f"{v.runs_agree} of {v.runs_total} runs agree"
+    text = "one run" if v.runs_total == v.runs_agree == 1 else f"{v.runs_agree} of {v.runs_total} runs agree"
     return text + " (unstable)" if v.unstable else text
 
 
