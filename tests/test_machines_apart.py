@@ -69,8 +69,9 @@ def two_machines(tmp_path_factory):
 def body(table) -> list[list[str]]:
     """The body's rows as text, a cell spanning rows (an index level, e.g. the machine) repeated in each."""
     rows, carry = [], {}
-    for tr in table.select("tbody tr"):
-        row, cells, col = [], list(tr.find_all(["th", "td"])), 0
+    tbody = table.find("tbody", recursive=False)
+    for tr in tbody.find_all("tr", recursive=False) if tbody else []:   # a table folded inside a cell is its own
+        row, cells, col = [], list(tr.find_all(["th", "td"], recursive=False)), 0
         while cells or col in carry:
             if col in carry:
                 text, left = carry[col]
@@ -93,11 +94,14 @@ def machine_columns(executed) -> list[tuple[list[str], bool]]:
         for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
             html = out.get("data", {}).get("text/html", "")
             for table in BeautifulSoup(html, "html.parser").find_all("table") if "<table" in html else []:
-                head = next((tr for tr in table.select("thead tr")
-                             if "machine" in [th.get_text(strip=True) for th in tr.find_all("th")]), None)
+                thead = table.find("thead", recursive=False)
+                head = next((tr for tr in (thead.find_all("tr", recursive=False) if thead else [])
+                             if "machine" in [th.get_text(strip=True) for th in tr.find_all("th", recursive=False)]),
+                            None)
                 if head is None:
                     continue
-                names = [th.get_text(strip=True) for th in head.find_all("th") for _ in range(int(th.get("colspan", 1)))]
+                names = [th.get_text(strip=True) for th in head.find_all("th", recursive=False)
+                         for _ in range(int(th.get("colspan", 1)))]
                 rows = body(table)
                 bad = [r for r in rows if len(r) != len(names)]
                 assert not bad, f"a table whose rows do not match its header {names}: {bad[:2]}"

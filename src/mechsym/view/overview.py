@@ -125,7 +125,11 @@ def machines_table() -> pd.DataFrame:
                      "newest run": newest.get("start") or newest.get("saved_at", "")[:19]})
     if not rows:
         return pd.DataFrame({"": ["no results yet: nothing stored under " + str(store.results_root())]})
-    return pd.DataFrame(rows).set_index("machine").T
+    # one column per machine, its fields down the first column (a hidden index would lose what each value is)
+    t = pd.DataFrame(rows).set_index("machine").T
+    t.columns.name = None
+    t.insert(0, "field", t.index)
+    return t
 
 
 def status_line(claims: pd.DataFrame) -> str:
@@ -261,6 +265,7 @@ def forest(claims: pd.DataFrame):
     known = {c.id: c for name in experiments.names() for c in claims_of(name)}
     p = primaries(claims) if "primary" in claims and len(claims) else claims
     p = p.sort_values("notebook", kind="stable") if len(p) else p   # in notebook order, as the matrix above
+    p = p[p["outcome"] != NOT_RUN] if len(p) else p   # a machine that has not run a claim draws nothing: no line
     several = p["machine"].nunique() > 1 if len(p) else False
     rows = pd.DataFrame([{"label": r["id"] + (f" · {r['machine']}" if several else ""), "claim": known.get(r["id"]),
                           "outcome": r["outcome"], "now": r["now_value"], "low": r["low"], "high": r["high"],
@@ -280,6 +285,12 @@ def machines_claims(claims: pd.DataFrame):
     c = c.sort_values("notebook", kind="stable") if "notebook" in c else c.copy()   # notebooks in their order
     for col in ("notebook", "claim", "scope", "protocol", "machine", "outcome"):
         c[col] = c[col].fillna("") if col in c.columns else ""
+    # a machine that has not run the claim has no scope of its own: it goes on the line of the claim's scope elsewhere
+    # (else every claim a machine lacks gets a second line reading "not run yet")
+    unrun = (c["outcome"] == NOT_RUN) & (c["scope"] == "")
+    for col in ("scope", "protocol"):
+        known = c[~unrun & (c[col] != "")].groupby("claim")[col].first()
+        c.loc[unrun, col] = c.loc[unrun, "claim"].map(known).fillna("")
     machines = list(dict.fromkeys(m for m in c["machine"] if m))
     if not machines:
         return pd.DataFrame({"": ["no machine has stored results yet"]})
@@ -300,6 +311,8 @@ def machines_claims(claims: pd.DataFrame):
             .format(lambda v: f"{SIGNS.get(v, '')} {v}", subset=machines)
             .set_properties(**{"text-align": "left", "vertical-align": "top", "padding": "1px 6px"})
             .set_properties(subset=["claim"], **{"max-width": "46rem", "white-space": "nowrap", "overflow": "hidden",
+                                                 "text-overflow": "ellipsis"})
+            .set_properties(subset=["where"], **{"max-width": "24rem", "white-space": "nowrap", "overflow": "hidden",
                                                  "text-overflow": "ellipsis"})
             .set_properties(subset=machines, **{"white-space": "nowrap"})
             .hide(axis="index")
