@@ -112,7 +112,7 @@ lock:
 # paired .ipynb files (no outputs) in notebooks/; this re-creates the .ipynb.
 notebooks: $(NB_IPYNB)
 notebooks/%.ipynb: notebooks/src/%.py $(VENV)/.stamp
-	$(VENV)/bin/jupytext --quiet --to ipynb --output $@ $<
+	$(VENV)/bin/jupytext --quiet --update --to ipynb --output $@ $<   # --update: cell ids kept
 
 # Two pytest-xdist workers (TEST_WORKERS=0: none). The tests that run a kernel or a sweep (marked
 # `@pytest.mark.kernel`) are one xdist group ("serial", tests/conftest.py), so they run one after another on one

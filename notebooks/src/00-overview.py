@@ -76,6 +76,15 @@ nb.legend()
 nb.table(nb.this_machine())
 
 # %% [markdown]
+# What this machine can measure (`mechsym calibrate`; a short form opens every standard run): timer steps, the
+# floors of a CAS, a cache-line round trip and a wake-up, and how many per-JVM regimes one small kernel shows,
+# each with its spread, beside what the posts say of their machines. A claim that needs more than this machine has
+# is "not measurable here", with the requirement and the value measured here.
+
+# %%
+nb.calibration_table()
+
+# %% [markdown]
 # Every machine with stored results (an imported machine appears here with the hardware its runs recorded):
 
 # %%

@@ -107,6 +107,21 @@ def this_machine() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["", "value"]).set_index("")
 
 
+def calibration_table(machine: str | None = None):
+    """The newest stored calibration of `machine` (default: this one) beside the posts' machines (view/machine.py),
+    under a line naming the run it comes from."""
+    from IPython.display import HTML, display
+
+    from . import machine as calibration_view
+
+    t = calibration_view.this_machine(machine)
+    source = t.attrs.get("source")
+    if source:
+        display(HTML(f"<p><small>calibration of {html.escape(source)}</small></p>"))
+    return t.style.set_properties(**{"text-align": "left", "vertical-align": "top"}).set_table_styles(
+        [{"selector": "th", "props": "text-align: left; vertical-align: top"}])
+
+
 def unavailable(df: pd.DataFrame) -> pd.DataFrame:
     """The cells that could not run here: per machine (when several), variant, JDK and placement, the reason and how
     many cells (one copy: analysis.unavailable)."""

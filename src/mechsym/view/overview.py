@@ -127,8 +127,8 @@ def machines_table() -> pd.DataFrame:
         return pd.DataFrame({"": ["no results yet: nothing stored under " + str(store.results_root())]})
     # one column per machine, its fields down the first column (a hidden index would lose what each value is)
     t = pd.DataFrame(rows).set_index("machine").T
-    t.columns.name = None
-    t.insert(0, "field", t.index)
+    t.columns.name = None   # no "machine" header over the machines: a column per machine, its fields as the index
+    t.index.name = ""
     return t
 
 
@@ -310,9 +310,9 @@ def machines_claims(claims: pd.DataFrame):
     return (t.style.map(lambda v: CELL_STYLE.get(v, ""), subset=machines)
             .format(lambda v: f"{SIGNS.get(v, '')} {v}", subset=machines)
             .set_properties(**{"text-align": "left", "vertical-align": "top", "padding": "1px 6px"})
-            .set_properties(subset=["claim"], **{"max-width": "46rem", "white-space": "nowrap", "overflow": "hidden",
+            .set_properties(subset=["claim"], **{"max-width": "34rem", "white-space": "nowrap", "overflow": "hidden",
                                                  "text-overflow": "ellipsis"})
-            .set_properties(subset=["where"], **{"max-width": "24rem", "white-space": "nowrap", "overflow": "hidden",
+            .set_properties(subset=["where"], **{"max-width": "16rem", "white-space": "nowrap", "overflow": "hidden",
                                                  "text-overflow": "ellipsis"})
             .set_properties(subset=machines, **{"white-space": "nowrap"})
             .hide(axis="index")
