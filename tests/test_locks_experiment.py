@@ -253,7 +253,12 @@ def test_collect_with_an_empty_store_lists_every_claim_as_not_run(results_dir):
     assert "no results yet" in overview.machines_table().iloc[0, 0]
 
 
-def test_collect_machines_side_by_side(results_dir):
+def test_collect_machines_side_by_side(results_dir, monkeypatch):
+    from mechsym.view import collect
+    from synthetic import calibration as synthetic_calibration
+
+    # two machines with a core per thread, so the scaling claims are theirs to judge (requirements: cores >= 3)
+    monkeypatch.setattr(collect, "_calibration", lambda module, machine, ids: synthetic_calibration("big"))
     save_synthetic(synthetic_locks({("reentrant", 2): 10e6, ("reentrant", 3): 14e6}), "machine-a")
     save_synthetic(synthetic_locks({("reentrant", 2): 14e6, ("reentrant", 3): 14e6}), "machine-b")
     claims = overview.collect("all")

@@ -12,7 +12,7 @@ import pytest
 from mechsym import experiments
 from mechsym.judge import requirements, tables, verdicts
 from mechsym.judge.requirements import CORES, MIGRATION, REGIME, SMT, WAKEUP, Requirement
-from mechsym.judge.verdicts import FAILS, HOLDS, UNMEASURABLE, Verdict
+from mechsym.judge.verdicts import FAILS, HOLDS, INCONCLUSIVE, UNMEASURABLE, Verdict
 from mechsym.machine import calibration
 
 from synthetic import calibration as synthetic_calibration
@@ -60,8 +60,9 @@ def test_on_a_16_cpu_smt_machine_with_a_1us_wakeup_the_same_claims_are_judged(ci
 
 def test_without_a_calibration_the_requirements_are_said_unchecked_never_met():
     v, = requirements.apply([decided("disruptor.pinning-matters")], None)
-    assert v.outcome == HOLDS
+    assert v.outcome == INCONCLUSIVE and v.p_value is None   # never taken as met: it cannot decide
     assert "not checked: no calibration stored for this machine" in v.why and "free CPUs >= 3" in v.why
+    assert "cannot decide here" in v.why
     # a claim with no requirement is left as it was
     plain = decided("signalling.volatile-under-50ns")
     assert requirements.apply([plain], None) == [plain]
@@ -72,7 +73,7 @@ def test_a_field_the_calibration_did_not_measure_is_unchecked_not_met():
     unmeasured = dataclasses.replace(cal, wakeup_cross_ns=None, regimes=None)
     for cid in ("signalling.lock-latency-microseconds", "spsc.i4-110-120m"):
         v, = requirements.apply([decided(cid)], unmeasured)
-        assert v.outcome == HOLDS and "not checked" in v.why and "not measured" in v.why
+        assert v.outcome == INCONCLUSIVE and "not checked" in v.why and "not measured" in v.why
 
 
 def test_each_kind_reads_its_own_field():
@@ -185,11 +186,22 @@ def test_a_cell_faster_than_the_physical_floor_cannot_decide_and_the_isolating_c
     fast = dataclasses.replace(synthetic_calibration("big"), cas_ns=2.0)
     kept = verdicts.mark_primary(requirements.apply([main, same], fast))
     assert kept[0].outcome == FAILS and kept[0].primary and "JIT removed" not in kept[0].why
-    # no calibration: the floor is said unchecked, the verdict stands
+    # no calibration: the floor is said unchecked, and the verdict cannot decide (the JIT or the mechanism?)
     unchecked = requirements.apply([main], None)[0]
-    assert unchecked.outcome == FAILS and "not checked: no calibration stored" in unchecked.why
+    assert unchecked.outcome == INCONCLUSIVE and "not checked: no calibration stored" in unchecked.why
 
 
 def test_a_claim_without_a_floor_is_never_flagged():
     v = decided("signalling.volatile-under-50ns", per_op_ns=0.1)
     assert requirements.apply([v], synthetic_calibration("this")) == [v]
+
+
+def test_without_a_calibration_the_runs_machine_record_still_gives_the_topology():
+    """A machine with no calibration stored: its runs' record says 2 CPUs, no SMT, so a migration claim is not
+    measurable there (the topology is known); a wake-up claim is not checked, so it cannot decide."""
+    cal = calibration.from_record("m", {"logical_cpus": 2, "physical_cores": 2, "smt": False, "sockets": 1})
+    v, = requirements.apply([decided("disruptor.pinning-matters")], cal)
+    assert v.outcome == UNMEASURABLE and "free CPUs >= 3" in v.why and "2 free CPUs" in v.why
+    w, = requirements.apply([decided("signalling.lock-latency-microseconds")], cal)
+    assert w.outcome == INCONCLUSIVE and "not checked" in w.why and "cannot decide here" in w.why
+    assert calibration.from_record("m", {"cpu_model": "x"}) is None

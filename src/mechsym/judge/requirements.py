@@ -5,8 +5,10 @@ threads has no CPU to migrate to; a same-core claim needs SMT siblings; a scalin
 latency claim needs a wake-up floor well under the effect (else it times the hypervisor's interrupt to a halted
 vCPU); a run-to-run variance claim needs a machine whose fresh JVMs run in one regime. A claim whose requirement
 fails is "not measurable here: needs <requirement>; this machine <measured value>", whatever its interval says;
-the measured figure stays in the row. With no calibration stored the requirements are "not checked", said in the
-reason and never taken as met.
+the measured figure stays in the row. A requirement the machine's record cannot answer (no calibration stored,
+or a field it did not measure) is "not checked", said in the reason and never taken as met: a decisive verdict
+resting on it is inconclusive until `mechsym calibrate` runs on that machine. Without a calibration the topology
+(CPUs, cores, SMT) still comes from the runs' machine record (calibration.from_record).
 
 Mechanism floors: a cell that runs one operation faster than the physical floor of what it claims to time (a lock
 acquire faster than this machine's uncontended CAS) measures the JIT, not the mechanism ("the JIT removed the
@@ -17,13 +19,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .rules import UNMEASURABLE
+from .rules import DECISIVE, INCONCLUSIVE, UNMEASURABLE
 from ..style.units import fmt_ns
 
 MIGRATION, SMT, CORES, WAKEUP, REGIME = "migration", "smt", "cores", "wakeup", "regime"
 KINDS = (MIGRATION, SMT, CORES, WAKEUP, REGIME)
 WAKEUP_FACTOR = 5   # a latency claim needs the cross-CPU wake-up at most a fifth of the effect it times
 NOT_STORED = "not checked: no calibration stored for this machine"
+UNDECIDED = "so it cannot decide here (`mechsym calibrate` on that machine checks it)"
+
+
+def undecided(v, note: str):
+    """A decisive verdict whose requirement or floor could not be checked: inconclusive, the reason said."""
+    if v.outcome not in DECISIVE:
+        return replace(v, why="; ".join(x for x in (v.why, note) if x))
+    return replace(v, outcome=INCONCLUSIVE, why="; ".join(x for x in (f"{note}, {UNDECIDED}", v.why) if x),
+                   p_value=None, near=False)
 
 
 @dataclass(frozen=True)
@@ -130,10 +141,10 @@ def floors(verdicts: list, cal) -> list:
     flagged = {}
     out = []
     for v in verdicts:
-        if cal is None and getattr(v.claim, "floor", ()) and v.per_op_ns is not None:
-            v = replace(v, why="; ".join(x for x in (v.why, f"its floor ({v.claim.floor[1]} against "
-                                                    f"{FLOORS.get(v.claim.floor[0], v.claim.floor[0])}): "
-                                                    f"{NOT_STORED}") if x))
+        floor = getattr(v.claim, "floor", ())
+        if floor and v.per_op_ns is not None and (cal is None or getattr(cal, floor[0], None) is None):
+            v = undecided(v, f"its floor ({floor[1]} against {FLOORS.get(floor[0], floor[0])}): "
+                             + (NOT_STORED if cal is None else f"not measured by {cal.source}"))
         said = under_floor(v, cal)
         if said and v.outcome != UNMEASURABLE:
             flagged.setdefault((v.claim.id, v.machine, v.protocol), []).append(said)
@@ -158,8 +169,7 @@ def apply(verdicts: list, cal) -> list:
             out.append(v)
             continue
         if cal is None:
-            note = f"{NOT_STORED} (needs " + "; ".join(r.text() for r in reqs) + ")"
-            out.append(replace(v, why="; ".join(x for x in (v.why, note) if x)))
+            out.append(undecided(v, f"{NOT_STORED} (needs " + "; ".join(r.text() for r in reqs) + ")"))
             continue
         said = [s for s in (r.check(cal) for r in reqs) if s]
         failed = [s for s in said if not s.startswith("not checked")]
@@ -167,7 +177,7 @@ def apply(verdicts: list, cal) -> list:
             out.append(replace(v, outcome=UNMEASURABLE, why="; ".join(failed + ([v.why] if v.why else [])),
                                p_value=None, near=False, modes=()))
         elif said:
-            out.append(replace(v, why="; ".join(x for x in (v.why, *said) if x)))
+            out.append(undecided(v, "; ".join(said)))
         else:
             out.append(v)
     return floors(out, cal)

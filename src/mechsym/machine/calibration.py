@@ -224,6 +224,21 @@ def load(machine: str | None = None, root=None) -> Calibration | None:
     return None
 
 
+def from_record(machine: str, record: dict | None) -> Calibration | None:
+    """What a run's machine record says without a calibration: the topology (CPUs, cores, sockets, SMT), every
+    measured floor unknown (None: "not checked"). None when the record does not give the CPUs."""
+    record = record or {}
+    try:
+        cpus = int(record["logical_cpus"])
+        cores = int(record.get("physical_cores") or cpus)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return Calibration(machine=machine, logical_cpus=cpus, cores=cores, smt_siblings=bool(record.get("smt")),
+                       free_cpus=cpus, timer_ns=None, cas_ns=None, line_rt_same_ns=None, line_rt_cross_ns=None,
+                       wakeup_cross_ns=None, steal_pct=None, regimes=None, regime_ratio=None, spread={},
+                       source="the runs' machine record (no calibration stored)", sockets=record.get("sockets"))
+
+
 def synthetic(**kw) -> Calibration:
     """A record with the given fields (tests, and the other machines the claims are judged for); the rest None,
     one CPU per core, no SMT."""

@@ -105,8 +105,20 @@ def machine_verdicts(module, df: pd.DataFrame) -> list[Verdict]:
         mine = (tables.replicate(mine, _each_run(module, sub, [r for r in ids if r not in base_of], machine))
                 if nested else tables.one_run(mine))
         # what this machine can measure: each claim's requirements against its newest stored calibration
-        out += verdicts_mod.mark_primary(requirements.apply(mine, calibration.load(machine) if machine else None))
+        out += verdicts_mod.mark_primary(requirements.apply(mine, _calibration(module, machine, ids)))
     return out
+
+
+def _calibration(module, machine: str | None, ids: list[str]):
+    """The machine's newest stored calibration; without one, the topology its runs' machine record gives."""
+    if not machine:
+        return None
+    cal = calibration.load(machine)
+    if cal is None:
+        record = next((m.get("machine") for m in verdict_runs.stored_runs(str(module.NAME), machine)
+                       if m.get("run_id") in ids and isinstance(m.get("machine"), dict)), None)
+        cal = calibration.from_record(machine, record)
+    return cal
 
 
 def _each_run(module, sub: pd.DataFrame, bases: list[str], machine: str) -> list[list[Verdict]]:
