@@ -11,6 +11,7 @@ the reason, on a machine with fewer than 4 CPUs."""
 from __future__ import annotations
 
 
+from ...judge.requirements import REGIME, Requirement
 from ...judge.verdicts import Claim, Rule
 from .meta import POST_FILE, POST_FILE_JAVA7, REFERENCE, REFERENCE_JAVA7
 
@@ -83,6 +84,8 @@ CLAIMS = [
                 "to be the most reliable.",
           rule=Rule("<=", 1.25, reading="'reliable' read as scaling as the first post's padding did then: N threads "
                     "take at most 1.25x the time of one"),
-          statistic="padded-atomic duration at N threads / at 1 thread", unit="x", reference=REFERENCE_JAVA7),
+          statistic="padded-atomic duration at N threads / at 1 thread", unit="x", reference=REFERENCE_JAVA7,
+          # two vCPUs on one host core (an A/A regime) share a cache: whether lines bounce depends on the placement
+          requires=(Requirement(REGIME),)),
 ]
 CLAIM = {c.id: c for c in CLAIMS}

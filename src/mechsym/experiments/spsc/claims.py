@@ -73,7 +73,9 @@ CLAIMS = [
                 "core behaviour is actually worse.",
           rule=Rule("<=", 0.95, effect=0.05, reading="'behaviour is actually worse' read as an average run summary at "
                     "least 5% below O1's"),
-          statistic="I1 / O1, average run summary", unit="x"),
+          statistic="I1 / O1, average run summary", unit="x",
+          # per-JVM regimes (calibration: 3 levels, 14x apart here) decide an average of fresh JVMs
+          requires=(Requirement(REGIME, scope={"placement": "cross-core"}),)),
     Claim("spsc.i4-removes-variance", POST_FILE, NOTEBOOK,
           "Inlined counters + padded class + padded data (I4) removes most of the run-to-run variance cross-core.",
           "'pretty flat indeed ... Very little variance remains' (figure only)",
@@ -91,7 +93,9 @@ CLAIMS = [
                 "flat indeed. So when the original behaves they are much the same, but the average result is a 10% "
                 "improvement.",
           rule=Rule(">=", 1.05, reading="'10%' read generously as at least 5% above O1's average"),
-          statistic="I4 / O1, average run summary", unit="x", reference=REFERENCE, from_post=_improvement("I4")),
+          statistic="I4 / O1, average run summary", unit="x", reference=REFERENCE, from_post=_improvement("I4"),
+          # per-JVM regimes (calibration: 3 levels, 14x apart here) decide an average of fresh JVMs
+          requires=(Requirement(REGIME, scope={"placement": "cross-core"}),)),
     Claim("spsc.i4-110-120m", POST_FILE, NOTEBOOK,
           "Even the best variant still moves: I4 between 110M and 120M ops/s, with a spike on either side.",
           "110M-120M ops/s: a band 8.7% of its middle (115M) wide",
@@ -114,7 +118,9 @@ CLAIMS = [
                     "best other's"),
           statistic="I1 / best other post variant, average run summary", unit="x",
           no_ratio="then is I1's absolute average on the post's Xeon (133M ops/s), now its margin over the best other "
-                   "variant: absolute ops/s of different machines do not compare"),
+                   "variant: absolute ops/s of different machines do not compare",
+          # per-JVM regimes (calibration: 3 levels, 14x apart here) decide an average of fresh JVMs
+          requires=(Requirement(REGIME, scope={"placement": "cross-core"}),)),
     Claim("spsc.compile-threshold-sinks-i1", POST_FILE, NOTEBOOK,
           "Adding -XX:CompileThreshold=100000 turns I1 from the cross-core winner into 'rubbish'.",
           "'I1, which was the clear winner a second ago, is now rubbish' (figure only)",
@@ -122,7 +128,9 @@ CLAIMS = [
           "average run summary over the best average of the post's other variants.",
           quote="I1, which was the clear winner a second ago, is now rubbish.",
           rule=Rule("<=", 0.9, reading="'rubbish' read generously as at least 10% below the best variant's average"),
-          statistic="I1 / best other post variant, average run summary", unit="x"),
+          statistic="I1 / best other post variant, average run summary", unit="x",
+          # per-JVM regimes (calibration: 3 levels, 14x apart here) decide an average of fresh JVMs
+          requires=(Requirement(REGIME, scope={"placement": "cross-core"}),)),
     Claim("spsc.options-reorder-winners", POST_FILE, NOTEBOOK,
           "The JVM options reorder which layout wins.",
           "winners: no options O1 (CC), I3 (SC); CondCardMark I1 (CC, SC); + CompileThreshold O2 (CC), I4 (SC); "
