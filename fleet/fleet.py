@@ -32,7 +32,7 @@ KEEP = 5   # build/fleet/<time>/ folders kept: the newest five (each holds the h
 STAMP = re.compile(r"^\d{8}-\d{6}(-\d+)?$")
 
 sys.path.insert(0, str(HERE))
-from report import Fleet, print_summary  # noqa: E402
+from report import Fleet, summary_lines  # noqa: E402
 
 
 class FleetError(Exception):
@@ -44,7 +44,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--inventory", required=True, help="an Ansible inventory (fleet/inventory.example.ini)")
     ap.add_argument("--experiments", required=True, help="experiment names, comma-separated, run in this order")
     ap.add_argument("--preset", default="smoke", help="smoke | standard | full (default: smoke, a check)")
-    ap.add_argument("--out", help="folder for the bundles, host records and the log (default: build/fleet/<time>, "
+    ap.add_argument("--out", help="folder for the bundles, host records, summary and log (default: build/fleet/<time>, "
                                   f"the newest {KEEP} kept)")
     ap.add_argument("--pack", help="a `make pack` archive (build/pack/mechsym-pack.tar): hosts that build take "
                                    "everything from it, and need no internet")
@@ -175,19 +175,28 @@ def main(argv: list[str] | None = None) -> int:
     except FleetError as e:
         print(f"fleet: {e}", file=sys.stderr)
         return 2
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
     if dirty:
         print(f"fleet: this checkout has uncommitted changes; the hosts check out commit {commit[:12]} without them")
     print(f"fleet: {', '.join(experiments)} at preset {args.preset} on {inventory.name}"
-          f"{' (pack ' + pack['id'][:12] + ')' if pack else ''}; bundles, records and the log in {out}", flush=True)
+          f"{' (pack ' + pack['id'][:12] + ')' if pack else ''}; bundles, records, summary and log in {out}",
+          flush=True)
     fleet = Fleet(commit)
-    rc = run_playbook(args, inventory, experiments, out, playbook, pack, commit, fleet)
+    try:
+        rc = run_playbook(args, inventory, experiments, out, playbook, pack, commit, fleet)
+    except KeyboardInterrupt:
+        print("\nfleet: interrupted here; what the hosts run goes on there: the same command again re-attaches to "
+              "it and gathers it")
+        rc = 130
     rows = fleet.rows()
     for name in fleet.hosts:
         (out / f"{name}.json").write_text(json.dumps(fleet.record(name, args.preset, experiments), indent=1) + "\n")
-    print_summary(rows, commit, args.preset, experiments)
+    lines = summary_lines(rows, commit, args.preset, experiments)
+    (out / "summary.txt").write_text("\n".join(lines) + "\n")
+    print("\n" + "\n".join(lines))
     log = out / "ansible.log"
     if not rows:
         print(f"fleet: no host ran (ansible-playbook exited {rc}); see {log}")

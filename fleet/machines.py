@@ -26,8 +26,9 @@ def refusals(ids: dict[str, str], here: str = "") -> dict[str, str]:
                     "refused, nothing run; give each its own mechsym_machine=NAME in the inventory")
             out.update({h: line for h in hosts})
         elif machine == here:
-            out[hosts[0]] = (f"{hosts[0]}: reports this machine's own id {machine} (the same box, or a clone of its "
-                             "image): refused, nothing run; give it mechsym_machine=NAME, or run here with `mechsym run`")
+            out[hosts[0]] = (f"{hosts[0]}: reports this machine's own id {machine} (the same box, or a clone of "
+                             "its image): refused, nothing run; give it mechsym_machine=NAME, or run here with "
+                             "`mechsym run`")
     return out
 
 

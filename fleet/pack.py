@@ -3,8 +3,9 @@ build/pack/mechsym-pack.tar (with its description, build/pack/pack.json, beside 
 
 A host's `make` downloads ~660 MB (Maven Central, PyPI); lab servers are often air-gapped. The pack carries:
 - a wheelhouse: every package of requirements.lock as a wheel (`pip wheel`, sdists built here) and the build backend
-  of pyproject.toml (the host keeps the pip its venv comes with), for one Python: PACK_PYTHON's minor version and this machine's CPU architecture (the
-  lock's markers are evaluated for that Python, so its versions are the ones an online `make` would install);
+  of pyproject.toml (the host keeps the pip its venv comes with), for one Python: PACK_PYTHON's minor version and
+  this machine's CPU architecture (the lock's markers are evaluated for that Python, so its versions are the ones an
+  online `make` would install);
 - the Maven jars (build/lib, build/jmh-lib) and the kernels' jars (build/mechsym.jar, build/jmh.jar) with a digest
   of the sources they were built from: a host whose checkout has the same sources takes them, any other host
   rebuilds them with its own javac.

@@ -116,6 +116,8 @@ class Fleet:
                              + (f"; kept from an earlier attempt: {', '.join(kept)}" if kept else ""))
         elif task == SWEEP and out:
             js = json.loads(out.splitlines()[-1])
+            if js.get("error"):
+                h["failures"].append(f"{name}: {js['error']}")
             h["steps"] = js.get("steps", [])
             for s in h["steps"]:
                 text = {"done": "done", "failed": f"failed: {s.get('last') or 'exit ' + str(s.get('rc'))}"}.get(
@@ -158,17 +160,17 @@ class Fleet:
                 "import": h["import"], "imported": row["imported"], "failures": row["failures"]}
 
 
-def print_summary(rows: list[dict], commit: str, preset: str, experiments: list[str]) -> None:
-    print(f"\nfleet summary: commit {commit[:12]}, preset {preset}, experiments {', '.join(experiments)}")
+def summary_lines(rows: list[dict], commit: str, preset: str, experiments: list[str]) -> list[str]:
+    out = [f"fleet summary: commit {commit[:12]}, preset {preset}, experiments {', '.join(experiments)}"]
     wh = max([4] + [len(r["host"]) for r in rows])
     wm = max([10] + [len(r["machine"]) for r in rows])
-    print(f"  {'host':<{wh}}  {'machine id':<{wm}}  runs imported")
+    out.append(f"  {'host':<{wh}}  {'machine id':<{wm}}  runs imported")
     for r in rows:
         n = "-" if r["imported"] is None else str(r["imported"])
         if r["already"]:
             n += f" (+{r['already']} already stored)"
-        print(f"  {r['host']:<{wh}}  {r['machine']:<{wm}}  {n}")
+        out.append(f"  {r['host']:<{wh}}  {r['machine']:<{wm}}  {n}")
     failures = list(dict.fromkeys(f for r in rows for f in r["failures"]))   # hosts refused together: one line
-    print(f"failures: {len(failures)}" + ("" if failures else " (every host ran every experiment)"))
-    for f in failures:
-        print(f"  {f}")
+    out.append(f"failures: {len(failures)}" + ("" if failures else " (every host ran every experiment)"))
+    out += [f"  {f}" for f in failures]
+    return out

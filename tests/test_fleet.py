@@ -71,8 +71,8 @@ mechsym_prebuilt={prebuilt}
     twins = [f for f in failures if "twin-a" in f or "twin-b" in f]
     assert len(twins) == 1 and twins[0].startswith("  twin-a, twin-b: one machine id fleet-twin for 2 hosts"), summary
     own = [f for f in failures if f.startswith("  self: ")]
-    here = subprocess.run([sys.executable, "-c", "from mechsym.machine.identity import machine_id; print(machine_id())"],
-                          capture_output=True, text=True, env=env).stdout.strip()
+    here = subprocess.run([sys.executable, "-c", "from mechsym.machine.identity import machine_id; "
+                           "print(machine_id())"], capture_output=True, text=True, env=env).stdout.strip()
     assert len(own) == 1 and f"reports this machine's own id {here}" in own[0], summary
     assert not (tmp_path / "nojdk").exists()   # it stopped before its checkout
     for host in ("twin-a", "twin-b", "self"):   # checked out and identified, then nothing run
@@ -114,7 +114,8 @@ def test_a_job_resumes_what_did_not_end_well_and_keeps_what_did(tmp_path):
 def test_a_running_job_is_attached_to_and_its_progress_read(tmp_path):
     state, gate = tmp_path / "state", tmp_path / "gate"
     os.mkfifo(gate)   # the step writes its progress, then reads the fifo: it runs until the test lets it end
-    spec = _spec(("run spsc", f"printf '%s\\r' 'spsc [smoke]:  40%|####  | 4/10 [00:01<00:02]' >&2; cat {gate} >/dev/null"))
+    bar = "spsc [smoke]:  40%|####  | 4/10 [00:01<00:02]"
+    spec = _spec(("run spsc", f"printf '%s\\r' '{bar}' >&2; cat {gate} >/dev/null"))
     started = hostjob.start(str(state), spec)
     try:
         again = hostjob.start(str(state), spec)

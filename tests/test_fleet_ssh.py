@@ -121,7 +121,8 @@ def test_fleet_over_ssh_survives_a_cut_connection_and_names_each_failure(tmp_pat
         inventory.write_text(f"""
 [fleet]
 airgap   ansible_host={a['airgap']} mechsym_machine=fleet-airgap ansible_python_interpreter={python}
-prebuilt ansible_host={a['prebuilt']} mechsym_machine=fleet-prebuilt ansible_python_interpreter={python} mechsym_prebuilt={prebuilt}
+prebuilt ansible_host={a['prebuilt']} mechsym_machine=fleet-prebuilt ansible_python_interpreter={python} \
+         mechsym_prebuilt={prebuilt}
 brokenpy ansible_host={a['brokenpy']} mechsym_machine=fleet-brokenpy
 dead     ansible_host={DEAD} mechsym_machine=fleet-dead
 
