@@ -26,7 +26,7 @@ C_BINS    := $(patsubst c-src/%.c,build/c/%,$(C_SRCS))
 NB_SRCS   := $(wildcard notebooks/src/*.py)
 NB_IPYNB  := $(patsubst notebooks/src/%.py,notebooks/%.ipynb,$(NB_SRCS))
 
-.PHONY: all jar jmh c venv lock notebooks test test-seeds lab reports refresh fleet fleet-deps fleet-lock clean
+.PHONY: all jar jmh c venv lock notebooks test test-seeds lab reports refresh fleet fleet-deps fleet-lock pack clean
 
 # The tools a build needs, checked before anything runs: one line saying what to install.
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
@@ -121,7 +121,7 @@ notebooks/%.ipynb: notebooks/src/%.py $(VENV)/.stamp
 TEST_WORKERS ?= 2
 # The project's bytecode is compiled first: with PYTHONDONTWRITEBYTECODE set (as in many containers) every process the
 # tests start (a notebook's kernel, a `mechsym` command) would otherwise compile src/ again, about 0.4 s each.
-test: all fleet-deps
+test: all fleet-deps pack
 	$(VPY) -m compileall -q src tests
 	$(VENV)/bin/pytest -q -m "not seeds" $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup) tests
 
@@ -138,24 +138,35 @@ refresh: all
 	$(VENV)/bin/mechsym refresh $(if $(EXPERIMENTS),--experiments $(EXPERIMENTS)) $(if $(DRY_RUN),--dry-run)
 
 # The same sweep on every host of an Ansible inventory, gathered into this checkout's store (fleet/site.yml, driven
-# by fleet/fleet.py: a line per host and step, a summary at the end). ansible-core goes into .venv from the exact
-# versions in fleet/requirements.txt (`make fleet-deps`; `make test` installs it too, for tests/test_fleet.py);
-# requirements.lock stays without it. `make fleet-lock` re-compiles fleet/requirements.txt from fleet/requirements.in
-# within requirements.lock's versions.
-#   make fleet INVENTORY=fleet/inventory.example.ini EXPERIMENTS=locks,spsc PRESET=standard
+# by fleet/fleet.py: a line per host and step, a summary at the end). Each host's build and sweep run detached there:
+# run the same command again after a dropped connection and it re-attaches, resumes and gathers (LIMIT=host: that
+# host only). PRESET defaults to smoke (a check); PACK=1 sends `make pack` to the hosts, which then need no
+# internet. ansible-core goes into .venv from the exact versions in fleet/requirements.txt (`make fleet-deps`;
+# `make test` installs it too, for tests/test_fleet*.py); requirements.lock stays without it. `make fleet-lock`
+# re-compiles fleet/requirements.txt from fleet/requirements.in within requirements.lock's versions.
+#   make fleet INVENTORY=fleet/inventory.example.ini EXPERIMENTS=locks,spsc PRESET=standard [PACK=1] [LIMIT=host]
 FLEET_REQS := fleet/requirements.txt
 fleet-deps: $(VENV)/.fleet-stamp
 $(VENV)/.fleet-stamp: $(FLEET_REQS) $(VENV)/.stamp
 	$(VPY) -m pip install -q -r $(FLEET_REQS)
 	@touch $@
 
-fleet: all fleet-deps
+fleet: all fleet-deps $(if $(PACK),pack)
 	@test -n "$(INVENTORY)" || { echo "make fleet: give INVENTORY=hosts.ini (an Ansible inventory; see fleet/inventory.example.ini)"; exit 2; }
 	@test -n "$(EXPERIMENTS)" || { echo "make fleet: give EXPERIMENTS=locks,spsc (see \`.venv/bin/mechsym list\`)"; exit 2; }
 	@$(if $(filter stored,$(PRESET)),echo "make fleet: preset smoke (the default: a check that everything runs);" \
 	    "the stored results are make fleet ... PRESET=standard")
 	$(VPY) fleet/fleet.py --inventory '$(INVENTORY)' --experiments '$(EXPERIMENTS)' \
-	    --preset $(if $(filter stored,$(PRESET)),smoke,$(PRESET)) $(if $(FLEET_OUT),--out '$(FLEET_OUT)')
+	    --preset $(if $(filter stored,$(PRESET)),smoke,$(PRESET)) $(if $(FLEET_OUT),--out '$(FLEET_OUT)') \
+	    $(if $(PACK),--pack build/pack/mechsym-pack.tar) $(if $(LIMIT),--limit '$(LIMIT)') $(if $(POLL),--poll '$(POLL)')
+
+# What a host without internet needs, from this machine (fleet/pack.py): the Maven and kernels' jars and a wheelhouse
+# of requirements.lock for PACK_PYTHON (the hosts' Python: same minor version and CPU architecture as theirs), in
+# build/pack/mechsym-pack.tar; the hosts build the C kernels with their gcc. Downloads ~140 MB once; says "up to
+# date" when nothing it is made of changed. `make test` makes it for tests/test_fleet_ssh.py.
+PACK_PYTHON ?= $(PYTHON)
+pack: jar jmh
+	$(PYTHON) fleet/pack.py --python $(PACK_PYTHON) --out build/pack
 
 fleet-lock:
 	@test -x build/uv/bin/uv || { $(PYTHON) -m venv build/uv && build/uv/bin/pip install -q "uv==$(UV_VERSION)"; }

@@ -104,6 +104,13 @@ def pytest_runtest_protocol(item, nextitem):
         yield
 
 
+@pytest.fixture
+def kernels(pytestconfig) -> KernelLock:
+    """The kernel lock, for a test that runs kernels for a part of its time only and is not marked `kernel` (the fleet
+    over SSH: a minute of building hosts, seconds of sweeps): it holds the lock around that part, `with kernels:`."""
+    return kernel_lock(pytestconfig)
+
+
 @pytest.fixture(scope="session")
 def smoke_store(pytestconfig):
     """`smoke_store(name)`: the results store of one `mechsym run <name> --preset smoke`, run once per pytest run

@@ -1,7 +1,7 @@
 """The layers of src/mechsym (docs/architecture.md) as a contract: import-linter's contracts in pyproject.toml hold
 for the code as it is, and fail on an upward import, on an import cycle inside a package and on one experiment
 importing another (each injected into a copy of the package, never into the checkout). And no source file of the
-lab, Python, Java or C, is over 400 lines."""
+lab, Python, Java or C, the fleet's included, is over 400 lines."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_a_broken_layer_fails_the_contract(tmp_path, module, line, broken):
 def test_no_source_file_is_over_400_lines():
     long = []
     for folder, suffixes in (("src", (".py",)), ("java-src", (".java",)), ("jmh-src", (".java",)),
-                             ("c-src", (".c", ".h"))):
+                             ("c-src", (".c", ".h")), ("fleet", (".py", ".sh", ".yml"))):
         for p in sorted((ROOT / folder).rglob("*")):
             if p.suffix in suffixes and p.is_file():
                 n = len(p.read_text(errors="replace").splitlines())
